@@ -1,0 +1,179 @@
+/**
+ * The portal's principal assertion of SPEC section 9:
+ * `X-Svc-Principal: v1.<portalId>.<user>.<visitor>.<ts>.<nonce>.<sig>`, where
+ * sig = base64url(HMAC-SHA256(portal secret as UTF-8, everything before `.<sig>` + `|` + METHOD + `|`
+ * + path and query as sent to the gateway)).
+ *
+ * It lives in `common` because two processes share it: the portal driver signs, the gateway verifies.
+ * Binding method and path means a captured header is good for one request only, and the nonce makes
+ * even that request unrepeatable.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidAssertion } from '../errors';
+import type { NonceStore } from '../nonce-store';
+import { MIN_SECRET_LENGTH, NONCE_BYTES, base64urlDecode, base64urlEncode, isNonce, unixSeconds } from '../clientcred/format';
+
+export const ASSERTION_HEADER = 'X-Svc-Principal';
+/** An assertion is accepted when `|now - ts| <= 60`. */
+export const ASSERTION_WINDOW_SECONDS = 60;
+/** Longer than any moment the window still accepts the assertion (ts 60 s ahead, plus 60 s). */
+export const ASSERTION_NONCE_RETENTION_SECONDS = 180;
+const MAX_VISITOR_BYTES = 128;
+/** Bounds the work an unauthenticated header can cause before the HMAC is even computed. */
+const MAX_HEADER_LENGTH = 4096;
+const PORTAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Whole unix seconds without sign or leading zeros: one spelling per instant. */
+const TIMESTAMP = /^(0|[1-9][0-9]{0,15})$/;
+const METHOD = /^[A-Za-z-]{1,32}$/;
+const SIG_BYTES = 32;
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export type PrincipalAssertionFailureReason = 'malformed' | 'unknown_portal' | 'bad_signature' | 'stale' | 'replayed';
+
+/** An InvalidAssertion (401 `invalid_assertion`) whose `reason` is for the audit line only. */
+export class PrincipalAssertionRejected extends InvalidAssertion {
+  readonly reason: PrincipalAssertionFailureReason;
+  /** The claimed portal, once the header parsed: audit lines name who tried. */
+  readonly portalId?: string;
+
+  constructor(reason: PrincipalAssertionFailureReason, portalId?: string) {
+    super('The request does not carry a valid principal assertion.');
+    this.reason = reason;
+    this.portalId = portalId;
+  }
+}
+
+export interface SignPrincipalAssertionInput {
+  portalId: string;
+  /** The portal's secret (at least 43 characters), used as UTF-8 bytes. */
+  secret: string;
+  /** The portal user's id, or null for an anonymous visitor. */
+  user: string | null;
+  /** The portal's session handle for this visitor: 1-128 bytes (a string is taken as UTF-8). */
+  visitor: string | Uint8Array;
+  /** HTTP method of the request to the gateway (upper-cased). */
+  method: string;
+  /** Path and query exactly as sent to the gateway, e.g. `/gw/api/session?x=1`. */
+  pathAndQuery: string;
+  /** Unix seconds; defaults to now. */
+  now?: number;
+  /** 16 bytes base64url; defaults to random. Inject only to reproduce the test vector. */
+  nonce?: string;
+}
+
+/**
+ * The `X-Svc-Principal` header value for one request. Bad input is a caller mistake (TypeError).
+ *
+ * @example
+ *   headers[ASSERTION_HEADER] = signPrincipalAssertion({ portalId: 'demo-portal', secret, user: 'bob',
+ *     visitor: portalSessionHandle, method: 'GET', pathAndQuery: '/gw/api/session' });
+ */
+export function signPrincipalAssertion(input: SignPrincipalAssertionInput): string {
+  const { portalId, secret, user, method, pathAndQuery } = input;
+  if (!PORTAL_ID.test(portalId)) throw new TypeError('signPrincipalAssertion: portalId must match [A-Za-z0-9_-]{1,64}');
+  if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) throw new TypeError('signPrincipalAssertion: secret too short');
+  if (user !== null && (typeof user !== 'string' || user.length === 0)) throw new TypeError('signPrincipalAssertion: user must be non-empty or null');
+  const visitor = typeof input.visitor === 'string' ? Buffer.from(input.visitor, 'utf8') : input.visitor;
+  if (visitor.length < 1 || visitor.length > MAX_VISITOR_BYTES) throw new TypeError('signPrincipalAssertion: visitor must be 1-128 bytes');
+  const ts = input.now ?? unixSeconds();
+  if (!TIMESTAMP.test(String(ts))) throw new TypeError('signPrincipalAssertion: now must be whole unix seconds');
+  const nonce = input.nonce ?? base64urlEncode(randomBytes(NONCE_BYTES));
+  if (!isNonce(nonce)) throw new TypeError('signPrincipalAssertion: nonce must be 16 bytes in base64url');
+  if (!METHOD.test(method) || !pathAndQuery.startsWith('/')) throw new TypeError('signPrincipalAssertion: bad method or path');
+
+  const userPart = user === null ? '' : base64urlEncode(Buffer.from(user, 'utf8'));
+  const signed = ['v1', portalId, userPart, base64urlEncode(visitor), String(ts), nonce].join('.');
+  return `${signed}.${mac(secret, signed, method, pathAndQuery).toString('base64url')}`;
+}
+
+export interface VerifyPrincipalAssertionOptions {
+  method: string;
+  /** Path and query as received by the gateway (`req.originalUrl`). */
+  pathAndQuery: string;
+  /** Unix seconds. */
+  now: number;
+  /** The secrets of a configured portal (one, or two during a rotation), undefined when unknown. */
+  portals: (portalId: string) => readonly string[] | undefined;
+  /** Shared by every gateway instance when there are several. */
+  nonces: NonceStore;
+}
+
+export interface VerifiedPrincipal {
+  portalId: string;
+  /** The portal user's id, or null for an anonymous visitor. */
+  user: string | null;
+  /**
+   * The visitor handle as carried: canonical base64url of its 1-128 bytes. Kept encoded because the
+   * handle is opaque bytes (not necessarily text) and the encoded form is a safe cache key and log field.
+   */
+  visitor: string;
+}
+
+/**
+ * Verifies the header of one gateway request. Order: strict parse (`malformed`), portal
+ * (`unknown_portal`), signature in constant time (`bad_signature`), window (`stale`), and only then
+ * the nonce (`replayed`), so that unauthenticated headers never consume nonce-store space.
+ */
+export async function verifyPrincipalAssertion(header: string | undefined, options: VerifyPrincipalAssertionOptions): Promise<VerifiedPrincipal> {
+  if (!Number.isFinite(options.now)) throw new TypeError('verifyPrincipalAssertion: now must be unix seconds');
+  const parsed = parse(header);
+  if (parsed === undefined) throw new PrincipalAssertionRejected('malformed');
+  const { portalId } = parsed;
+  const secrets = options.portals(portalId);
+  if (secrets === undefined || secrets.length === 0) throw new PrincipalAssertionRejected('unknown_portal', portalId);
+  if (!METHOD.test(options.method) || typeof options.pathAndQuery !== 'string') throw new PrincipalAssertionRejected('malformed', portalId);
+  const signatureMatches = secrets.some((secret) =>
+    timingSafeEqual(mac(secret, parsed.signed, options.method, options.pathAndQuery), parsed.sig),
+  );
+  if (!signatureMatches) throw new PrincipalAssertionRejected('bad_signature', portalId);
+  if (Math.abs(options.now - parsed.ts) > ASSERTION_WINDOW_SECONDS) throw new PrincipalAssertionRejected('stale', portalId);
+  const firstUse = await options.nonces.rememberOnce(`assertion|${portalId}|${parsed.nonce}`, ASSERTION_NONCE_RETENTION_SECONDS);
+  if (!firstUse) throw new PrincipalAssertionRejected('replayed', portalId);
+  return { portalId, user: parsed.user, visitor: parsed.visitor };
+}
+
+interface ParsedAssertion {
+  portalId: string;
+  user: string | null;
+  visitor: string;
+  ts: number;
+  nonce: string;
+  /** Everything before `.<sig>`: the signed text. */
+  signed: string;
+  sig: Buffer;
+}
+
+function parse(header: string | undefined): ParsedAssertion | undefined {
+  if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return undefined;
+  const parts = header.split('.');
+  if (parts.length !== 7) return undefined;
+  const [version, portalId, userPart, visitor, tsPart, nonce, sigPart] = parts;
+  if (version !== 'v1' || !PORTAL_ID.test(portalId) || !TIMESTAMP.test(tsPart) || !isNonce(nonce)) return undefined;
+  const user = userPart === '' ? null : decodeUser(userPart);
+  if (user === undefined) return undefined;
+  const visitorBytes = base64urlDecode(visitor);
+  if (visitorBytes === undefined || visitorBytes.length < 1 || visitorBytes.length > MAX_VISITOR_BYTES) return undefined;
+  const sig = base64urlDecode(sigPart);
+  if (sig === undefined || sig.length !== SIG_BYTES) return undefined;
+  const ts = Number(tsPart);
+  if (!Number.isSafeInteger(ts)) return undefined;
+  return { portalId, user, visitor, ts, nonce, signed: header.slice(0, header.length - sigPart.length - 1), sig };
+}
+
+/** A non-empty user id in valid UTF-8, or undefined. */
+function decodeUser(encoded: string): string | undefined {
+  const bytes = base64urlDecode(encoded);
+  if (bytes === undefined || bytes.length === 0) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** HMAC-SHA256(secret, signed + `|` + METHOD + `|` + pathAndQuery), 32 bytes. */
+function mac(secret: string, signed: string, method: string, pathAndQuery: string): Buffer {
+  return createHmac('sha256', Buffer.from(secret, 'utf8'))
+    .update(`${signed}|${method.toUpperCase()}|${pathAndQuery}`, 'utf8')
+    .digest();
+}
