@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
+import { configSchema } from '../server/src/config/schema';
+import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo';
+import { createLogger } from '../server/src/log';
+import { runHashPassword } from '../server/src/passwords/hash-password-command';
+import { startServer, type RunningServer } from '../server/src/server';
+
+const USAGE = `usage: svc <command> [options]
+
+commands:
+  demo                 the core server (and, as they land, gateway and portal) on embedded defaults
+  server               the core server: --config PATH (or SVC_CONFIG), --host, --port
+  hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
+  gen-secret           print a new client or portal secret (32 random bytes, base64url)
+  config-schema        print the JSON Schema of the configuration file`;
+
+/** Stops cleanly on SIGTERM/SIGINT; SIGHUP reloads the configuration file when there is one. */
+function handleSignals(running: RunningServer, configPath?: string): void {
+  const stop = (signal: string) => {
+    running.core.log.info({ signal }, 'stopping');
+    void running.close().then(() => process.exit(0));
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => {
+    if (!configPath) return running.core.log.warn('SIGHUP ignored: no configuration file to reload');
+    const result = running.reload(configPath);
+    if (result.ok) running.core.log.info({ file: configPath }, 'configuration reloaded');
+    else running.core.log.error({ file: configPath, problems: result.problems }, 'reload refused; the running configuration stays');
+  });
+}
+
+async function server(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const path = values.config ?? process.env.SVC_CONFIG;
+  const log = createLogger();
+  let config;
+  if (path) config = loadConfigFile(path);
+  else {
+    log.info('no --config given: using the embedded demo configuration');
+    return demo();
+  }
+  const overrides = {
+    host: values.host ?? process.env.SVC_HOST ?? config.server.host,
+    port: Number(values.port ?? process.env.SVC_PORT ?? config.server.port),
+    dataDir: process.env.SVC_DATA_DIR ?? config.server.dataDir,
+  };
+  config = buildConfig({ ...structuredClone(config), server: { ...config.server, ...overrides } }, {});
+  const running = await startServer(config, { logger: log });
+  handleSignals(running, path);
+}
+
+async function demo(): Promise<void> {
+  const log = createLogger();
+  const { config, credentials } = await prepareDemo(demoEnvironment(), log);
+  const running = await startServer(config, { logger: log });
+  await seedDemo(running.core, credentials);
+  log.info({ core: running.baseUrl, credentials: `${config.server.dataDir}/demo-credentials.json` }, 'svc demo ready');
+  handleSignals(running);
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  switch (command) {
+    case 'demo':
+      return demo();
+    case 'server':
+      return server(rest);
+    case 'hash-password':
+      process.exitCode = await runHashPassword(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+      return;
+    case 'gen-secret':
+      process.stdout.write(randomBytes(32).toString('base64url') + '\n');
+      return;
+    case 'config-schema':
+      process.stdout.write(JSON.stringify(configSchema, null, 2) + '\n');
+      return;
+    default:
+      process.stderr.write(USAGE + '\n');
+      process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) process.stderr.write(`svc: ${error.message}\n`);
+  else process.stderr.write(`svc: ${(error as Error).message}\n`);
+  process.exit(1);
+});

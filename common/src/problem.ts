@@ -1,0 +1,50 @@
+import { SvcError } from './errors';
+import type { WireDocument } from './wire/xml';
+
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  code: string;
+  instance?: string;
+  errors?: { path: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+export interface ProblemAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: ProblemDetails;
+}
+
+/**
+ * The one place where an error becomes an RFC 9457 answer, for every process. Unknown errors and
+ * unexposed server errors become a bare 500 with no detail: never a stack trace or a message that
+ * could carry internal state.
+ */
+export function problemDetails(error: unknown, instance?: string): ProblemAnswer {
+  if (error instanceof SvcError && error.expose) {
+    const body: ProblemDetails = {
+      type: `urn:svc:problem:${error.code}`,
+      title: error.title,
+      status: error.status,
+      code: error.code,
+      ...error.extensions,
+    };
+    if (error.message && error.message !== error.title) body.detail = error.message;
+    if (error.errors) body.errors = error.errors;
+    if (instance) body.instance = instance;
+    return { status: error.status, headers: { ...error.headers }, body };
+  }
+  return {
+    status: 500,
+    headers: {},
+    body: { type: 'urn:svc:problem:internal_error', title: 'Internal server error', status: 500, code: 'internal_error' },
+  };
+}
+
+/** The XML form of a problem: the root element is `problem`, members mirror the JSON. */
+export function problemDocument(problem: ProblemDetails): WireDocument {
+  return { problem: JSON.parse(JSON.stringify(problem)) };
+}

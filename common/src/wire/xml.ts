@@ -1,0 +1,97 @@
+import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { MalformedBody } from '../errors';
+
+/**
+ * SPEC section 3's XML mapping, the same in both directions: the top-level key is the root element,
+ * object keys are child elements, a list is a sequence of `<value>` children, values are text, and
+ * `null` is an empty element with `nil="true"`.
+ */
+export type WireValue = string | number | boolean | null | WireValue[] | { [key: string]: WireValue };
+export type WireDocument = Record<string, WireValue>;
+
+const NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
+// DOCTYPE and entity declarations are refused before parsing, so no entity is ever expanded (XXE,
+// billion laughs); processing instructions other than the declaration are refused too.
+const FORBIDDEN = /<!DOCTYPE|<!ENTITY|<\?(?!xml[\s?])/i;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  ignoreDeclaration: true,
+  processEntities: true,
+  htmlEntities: false,
+  allowBooleanAttributes: false,
+});
+
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  suppressEmptyNode: true,
+  processEntities: true,
+  format: false,
+});
+
+type Parsed = string | Parsed[] | { [key: string]: Parsed };
+
+function fromParsed(node: Parsed, path: string): WireValue {
+  if (typeof node === 'string') return node;
+  if (Array.isArray(node)) throw new MalformedBody(`repeated element at ${path}; lists are <value> sequences`);
+  const keys = Object.keys(node);
+  if (node['@nil'] === 'true' && keys.length === 1) return null;
+  const attrs = keys.filter((k) => k.startsWith('@'));
+  if (attrs.length > 0) throw new MalformedBody(`unexpected XML attribute ${attrs[0].slice(1)} at ${path}`);
+  if ('#text' in node) {
+    if (keys.length === 1) return node['#text'] as string;
+    throw new MalformedBody(`mixed content at ${path}`);
+  }
+  if (keys.length === 1 && keys[0] === 'value') {
+    const items = node.value;
+    const list = Array.isArray(items) ? items : [items];
+    return list.map((item, i) => fromParsed(item, `${path}[${i}]`));
+  }
+  const out: { [key: string]: WireValue } = {};
+  for (const key of keys) {
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
+      throw new MalformedBody(`forbidden element name ${key}`);
+    }
+    out[key] = fromParsed(node[key], path ? `${path}.${key}` : key);
+  }
+  return out;
+}
+
+/** Parses an XML request body into the JSON shape; every malformation is a MalformedBody (400). */
+export function parseXml(text: string): WireDocument {
+  if (FORBIDDEN.test(text)) throw new MalformedBody('XML with a DOCTYPE, entity declarations or processing instructions is not accepted');
+  const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
+  if (valid !== true) {
+    throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+  }
+  const parsed = parser.parse(text) as Record<string, Parsed>;
+  const roots = Object.keys(parsed);
+  if (roots.length !== 1) throw new MalformedBody('an XML document must have exactly one root element');
+  return fromParsed(parsed as Parsed, '') as WireDocument;
+}
+
+function toBuildable(value: WireValue): unknown {
+  if (value === null) return { '@nil': 'true' };
+  if (Array.isArray(value)) return { value: value.map((v) => toBuildable(v)) };
+  if (typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      // Keys come from our own response shapes and stored attribute names, which the definition
+      // restricts; a name XML cannot carry is a programming error, not user input.
+      if (!NAME.test(key)) throw new TypeError(`not an XML element name: ${key}`);
+      out[key] = toBuildable(v);
+    }
+    return out;
+  }
+  return String(value);
+}
+
+/** Serialises a response document (one root key) to XML. */
+export function toXml(doc: WireDocument): string {
+  return '<?xml version="1.0" encoding="UTF-8"?>' + builder.build(toBuildable(doc));
+}

@@ -1,0 +1,51 @@
+import type { AuthenticatorConfig, AuthenticatorKind, ClientConfig, SessionType } from '../config/types';
+import type { Principal } from '../sessions/session';
+
+/**
+ * The values a request presented, by name (the seed's 2.4): immutable once built; an accessor
+ * returns one credential. Sealed values have already been opened by client validation.
+ */
+export class Credentials {
+  private readonly values: ReadonlyMap<string, string>;
+
+  constructor(values: Record<string, string | undefined>) {
+    this.values = new Map(Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== ''));
+    Object.freeze(this);
+  }
+
+  get(name: 'user' | 'password' | 'token' | 'header'): string | undefined {
+    return this.values.get(name);
+  }
+
+  has(name: 'user' | 'password' | 'token' | 'header'): boolean {
+    return this.values.has(name);
+  }
+}
+
+export interface AuthenticationRequest {
+  credentials: Credentials;
+  client: ClientConfig;
+  /** The peer address (after trustProxy), for the header authenticator's trusted peers. */
+  peer: string;
+  /** True when the client proved itself with a clientcred (a client with a secret). */
+  clientValidated: boolean;
+}
+
+export interface AuthenticationResult {
+  principal: Principal | null;
+  level: 0 | 1 | 2;
+  message?: string;
+}
+
+/**
+ * One interface, one file per variant (seed 2.3). `applies` says whether the request carries this
+ * kind's credentials (only then is the authenticator tried); `authenticate` answers a result, or
+ * null for a failure. A failure never throws for wrong credentials; it may throw ServiceUnavailable.
+ */
+export interface Authenticator {
+  readonly config: AuthenticatorConfig;
+  readonly kind: AuthenticatorKind;
+  readonly sessionType: SessionType;
+  applies(request: AuthenticationRequest): boolean;
+  authenticate(request: AuthenticationRequest): Promise<AuthenticationResult | null>;
+}

@@ -1,0 +1,56 @@
+import type { GlobalConfig, PasswordSettings, ServerSettings } from './types';
+
+/** Every default in one place. Durations are seconds. */
+export const DEFAULT_SERVER: ServerSettings = {
+  host: '127.0.0.1',
+  port: 8080,
+  contextRoot: '/svc',
+  dataDir: './data',
+  trustProxy: [],
+  corsOrigins: [],
+  allowedRedirectOrigins: [],
+};
+
+export const DEFAULT_GLOBAL: GlobalConfig = {
+  'auth.token.name.client': 'clientid',
+  'auth.token.name.password': 'password',
+  'auth.token.name.user': 'user',
+  'auth.token.name.httpheader': 'svcid',
+  'auth.token.name.clientcred': 'clientcred',
+  'auth.token.name.token': 'token',
+  'http.session.cookie.uniqueid': 'SVCSESSIONID',
+  'server.cookiepath': '/',
+  'server.defaultclient': 'anon',
+  'session.idle': 30 * 60,
+  'session.absolute': 12 * 60 * 60,
+  'session.maxSessions': 100_000,
+  'cookie.secure': 'auto',
+  'authz.denyStatus': 401,
+  'lockout.window': 15 * 60,
+  'lockout.duration': 15 * 60,
+  'lockout.pairFailures': 5,
+  'lockout.subjectFailures': 50,
+  'lockout.addressFailures': 100,
+  'lockout.answerFailures': 3,
+  'body.limit': 1024 * 1024,
+  'search.maxQuantity': 1000,
+  'search.defaultQuantity': 25,
+};
+
+/** OWASP's minimum argon2id setting (m=19 MiB, t=2, p=1) and an OWASP-listed scrypt setting. */
+export const DEFAULT_PASSWORDS: PasswordSettings = {
+  algorithm: 'argon2id',
+  argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 },
+  scrypt: { ln: 17, r: 8, p: 1 },
+  maxConcurrent: 2,
+  maxQueue: 64,
+};
+
+export const DEFAULT_ATTRIBUTE = {
+  type: 'string',
+  multivalued: false,
+  required: false,
+  unique: false,
+  mutability: 'readWrite',
+  maxLength: 1024,
+} as const;

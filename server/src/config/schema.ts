@@ -1,0 +1,201 @@
+import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_SERVER } from './defaults';
+
+/**
+ * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
+ * taken from defaults.ts so that they live in one place; cross-references between sections are
+ * checked afterwards in validate.ts, which a schema cannot express.
+ */
+const id = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' } as const;
+const sessionType = { enum: ['INTERNAL', 'ANON', 'USER', 'SYSTEM'] } as const;
+const operation = { enum: ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'] } as const;
+const seconds = { type: 'integer', minimum: 1 } as const;
+const count = { type: 'integer', minimum: 1 } as const;
+const stringList = { type: 'array', items: { type: 'string' } } as const;
+
+const globalProperties = Object.fromEntries(
+  Object.entries(DEFAULT_GLOBAL).map(([key, value]) => {
+    if (key === 'authz.denyStatus') return [key, { enum: [401, 403], default: value }];
+    if (key === 'cookie.secure') return [key, { enum: ['auto', 'always', 'never'], default: value }];
+    if (typeof value === 'number') return [key, { ...(key.startsWith('session.') || key.startsWith('lockout.window') || key.startsWith('lockout.duration') ? seconds : count), default: value }];
+    return [key, { type: 'string', minLength: 1, default: value }];
+  }),
+);
+
+const attribute = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    type: { enum: ['string', 'boolean', 'email'], default: DEFAULT_ATTRIBUTE.type },
+    multivalued: { type: 'boolean', default: DEFAULT_ATTRIBUTE.multivalued },
+    required: { type: 'boolean', default: DEFAULT_ATTRIBUTE.required },
+    unique: { type: 'boolean', default: DEFAULT_ATTRIBUTE.unique },
+    mutability: { enum: ['readWrite', 'admin', 'immutable', 'writeOnly'], default: DEFAULT_ATTRIBUTE.mutability },
+    default: { anyOf: [{ type: 'string' }, stringList] },
+    maxLength: { type: 'integer', minimum: 1, maximum: 65536, default: DEFAULT_ATTRIBUTE.maxLength },
+  },
+} as const;
+
+export const configSchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'urn:svc:config:v1',
+  title: 'svc configuration',
+  type: 'object',
+  additionalProperties: false,
+  required: ['contexts', 'authenticators', 'clients'],
+  properties: {
+    $schema: { type: 'string' },
+    server: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        host: { type: 'string', minLength: 1, default: DEFAULT_SERVER.host },
+        port: { type: 'integer', minimum: 0, maximum: 65535, default: DEFAULT_SERVER.port },
+        contextRoot: { type: 'string', pattern: '^(/[A-Za-z0-9._-]+)+$', default: DEFAULT_SERVER.contextRoot },
+        dataDir: { type: 'string', minLength: 1, default: DEFAULT_SERVER.dataDir },
+        trustProxy: { ...stringList, default: [] },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['cert', 'key'],
+          properties: { cert: { type: 'string' }, key: { type: 'string' } },
+        },
+        corsOrigins: { ...stringList, default: [] },
+        allowedRedirectOrigins: { ...stringList, default: [] },
+      },
+    },
+    global: { type: 'object', additionalProperties: false, default: {}, properties: globalProperties },
+    passwords: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        algorithm: { enum: ['argon2id', 'scrypt'], default: DEFAULT_PASSWORDS.algorithm },
+        argon2: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            memoryCost: { type: 'integer', minimum: 19456, default: DEFAULT_PASSWORDS.argon2.memoryCost },
+            timeCost: { type: 'integer', minimum: 2, default: DEFAULT_PASSWORDS.argon2.timeCost },
+            parallelism: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.argon2.parallelism },
+          },
+        },
+        scrypt: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            ln: { type: 'integer', minimum: 15, maximum: 22, default: DEFAULT_PASSWORDS.scrypt.ln },
+            r: { type: 'integer', minimum: 8, default: DEFAULT_PASSWORDS.scrypt.r },
+            p: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.scrypt.p },
+          },
+        },
+        maxConcurrent: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.maxConcurrent },
+        maxQueue: { type: 'integer', minimum: 0, default: DEFAULT_PASSWORDS.maxQueue },
+      },
+    },
+    contexts: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'definition'],
+        properties: {
+          id,
+          store: { enum: ['sqlite', 'memory'], default: 'sqlite' },
+          definition: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['attributes'],
+            properties: {
+              attributes: {
+                type: 'object',
+                propertyNames: { pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$', not: { enum: ['uniqueId'] } },
+                additionalProperties: attribute,
+              },
+              authenid: { ...stringList, default: [] },
+              password: { type: 'string' },
+            },
+          },
+          searchAttributes: { ...stringList, default: ['uniqueId'] },
+          registration: {
+            type: 'object',
+            additionalProperties: false,
+            default: {},
+            properties: { enabled: { type: 'boolean', default: false }, attributes: { ...stringList, default: [] } },
+          },
+          forgottenPassword: {
+            type: 'object',
+            additionalProperties: false,
+            default: {},
+            properties: {
+              enabled: { type: 'boolean', default: false },
+              questionsAttribute: { type: 'string', default: 'passwordQuestions' },
+              answersAttribute: { type: 'string', default: 'passwordAnswers' },
+            },
+          },
+        },
+      },
+    },
+    authenticators: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'kind', 'variant', 'sessionType'],
+        properties: {
+          id,
+          kind: { enum: ['Anonymous', 'UserPass', 'Token'] },
+          variant: { enum: ['anonymous', 'service', 'system', 'idpSession', 'httpHeader', 'clientPrincipal'] },
+          sessionType,
+          context: { type: 'string' },
+          options: { type: 'object', default: {} },
+        },
+      },
+    },
+    clients: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'authenticators', 'contexts'],
+        properties: {
+          id,
+          secret: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, maxItems: 2, items: { type: 'string' } }] },
+          authenticators: { ...stringList, minItems: 1 },
+          defaultAuthenticator: { type: 'string' },
+          contexts: { ...stringList, minItems: 1 },
+          defaultContext: { type: 'string' },
+          allowPrincipalAssertion: { type: 'boolean', default: false },
+        },
+      },
+    },
+    policies: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'effect', 'sessionTypes', 'operations', 'targets'],
+        properties: {
+          id,
+          effect: { enum: ['allow', 'deny'] },
+          sessionTypes: { type: 'array', minItems: 1, items: sessionType },
+          clients: stringList,
+          roles: stringList,
+          operations: { type: 'array', minItems: 1, items: operation },
+          targets: { ...stringList, minItems: 1 },
+        },
+      },
+    },
+    reservedIds: { ...stringList, default: [] },
+    system: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['userId', 'passwordHash'],
+      properties: { userId: { type: 'string', minLength: 1 }, passwordHash: { type: 'string', pattern: '^\\$(argon2id|scrypt)\\$' } },
+    },
+  },
+} as const;

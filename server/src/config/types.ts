@@ -1,0 +1,124 @@
+/** The shape of a validated configuration (after defaults and `${ENV}` substitution). */
+export type SessionType = 'INTERNAL' | 'ANON' | 'USER' | 'SYSTEM';
+export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'SEARCH';
+export const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'];
+
+export type Mutability = 'readWrite' | 'admin' | 'immutable' | 'writeOnly';
+export type AttributeType = 'string' | 'boolean' | 'email';
+
+export interface AttributeDefinition {
+  type: AttributeType;
+  multivalued: boolean;
+  required: boolean;
+  unique: boolean;
+  mutability: Mutability;
+  default?: string | string[];
+  maxLength: number;
+}
+
+export interface ContextConfig {
+  id: string;
+  store: 'sqlite' | 'memory';
+  definition: {
+    attributes: Record<string, AttributeDefinition>;
+    /** `definition.authenid`: attributes that may serve as the login name besides the uniqueId. */
+    authenid: string[];
+    /** `definition.password`: the attribute holding the PHC hash. */
+    password?: string;
+  };
+  searchAttributes: string[];
+  registration: { enabled: boolean; attributes: string[] };
+  forgottenPassword: { enabled: boolean; questionsAttribute: string; answersAttribute: string };
+}
+
+export type AuthenticatorKind = 'Anonymous' | 'UserPass' | 'Token';
+export type AuthenticatorVariant = 'anonymous' | 'service' | 'system' | 'idpSession' | 'httpHeader' | 'clientPrincipal';
+
+export interface AuthenticatorConfig {
+  id: string;
+  kind: AuthenticatorKind;
+  variant: AuthenticatorVariant;
+  sessionType: SessionType;
+  context?: string;
+  options: Record<string, unknown>;
+}
+
+export interface ClientConfig {
+  id: string;
+  /** One secret, or two during rotation (either opens, the first seals). */
+  secret?: string[];
+  authenticators: string[];
+  defaultAuthenticator?: string;
+  contexts: string[];
+  defaultContext: string;
+  allowPrincipalAssertion: boolean;
+}
+
+export interface PolicyConfig {
+  id: string;
+  effect: 'allow' | 'deny';
+  sessionTypes: SessionType[];
+  clients?: string[];
+  roles?: string[];
+  operations: Operation[];
+  targets: string[];
+}
+
+export interface GlobalConfig {
+  'auth.token.name.client': string;
+  'auth.token.name.password': string;
+  'auth.token.name.user': string;
+  'auth.token.name.httpheader': string;
+  'auth.token.name.clientcred': string;
+  'auth.token.name.token': string;
+  'http.session.cookie.uniqueid': string;
+  'server.cookiepath': string;
+  'server.defaultclient': string;
+  /** Seconds. */
+  'session.idle': number;
+  'session.absolute': number;
+  'session.maxSessions': number;
+  'cookie.secure': 'auto' | 'always' | 'never';
+  'authz.denyStatus': 401 | 403;
+  'lockout.window': number;
+  'lockout.duration': number;
+  'lockout.pairFailures': number;
+  'lockout.subjectFailures': number;
+  'lockout.addressFailures': number;
+  'lockout.answerFailures': number;
+  'body.limit': number;
+  'search.maxQuantity': number;
+  'search.defaultQuantity': number;
+}
+
+export interface ServerSettings {
+  host: string;
+  port: number;
+  contextRoot: string;
+  dataDir: string;
+  trustProxy: string[];
+  tls?: { cert: string; key: string };
+  corsOrigins: string[];
+  /** Origins besides our own that `goto` may point at. */
+  allowedRedirectOrigins: string[];
+}
+
+export interface PasswordSettings {
+  algorithm: 'argon2id' | 'scrypt';
+  argon2: { memoryCost: number; timeCost: number; parallelism: number };
+  scrypt: { ln: number; r: number; p: number };
+  maxConcurrent: number;
+  maxQueue: number;
+}
+
+export interface SvcConfig {
+  server: ServerSettings;
+  global: GlobalConfig;
+  passwords: PasswordSettings;
+  contexts: ContextConfig[];
+  authenticators: AuthenticatorConfig[];
+  clients: ClientConfig[];
+  policies: PolicyConfig[];
+  reservedIds: string[];
+  system?: { userId: string; passwordHash: string };
+}

@@ -1,0 +1,144 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Audit } from './audit';
+import { createAuthenticators } from './authenticators/registry';
+import type { Authenticator } from './authenticators/authenticator';
+import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
+import { createLogger, type Logger } from './log';
+import { Metrics } from './metrics';
+import { PasswordHasher } from './passwords/password-hasher';
+import { PolicyDecisionPoint } from './policy/policy-decision-point';
+import { MemorySessionStore } from './sessions/memory-session-store';
+import { SessionManager } from './sessions/session-manager';
+import type { Session } from './sessions/session';
+import type { SessionStore } from './sessions/session-store';
+import { MemorySubjectStore } from './subjects/memory-store';
+import { SqliteSubjectStore } from './subjects/sqlite-store';
+import type { SubjectStore } from './subjects/store';
+import { fold, valuesOf } from './subjects/subject';
+import { SubjectService } from './subjects/subject-service';
+
+export interface CoreOptions {
+  logger?: Logger;
+  /** Injectable clock (epoch ms) for sessions, lockout and client validation. */
+  now?: () => number;
+  sessionStore?: SessionStore;
+  /** Lower hash costs for tests; production takes `config.passwords`. */
+  hasher?: PasswordHasher;
+}
+
+/** The state derived from one configuration; replaced as a whole on reload. */
+interface Derived {
+  config: SvcConfig;
+  pdp: PolicyDecisionPoint;
+  clients: ReadonlyMap<string, ClientConfig>;
+  authenticators: ReadonlyMap<string, Authenticator>;
+  reserved: ReadonlySet<string>;
+}
+
+/**
+ * The core server's domain, free of HTTP: configuration, stores, subjects, sessions, the policy
+ * decision point, authenticators, audit and metrics. The HTTP layer (http/app.ts) calls into it.
+ */
+export class Core {
+  readonly log: Logger;
+  readonly metrics = new Metrics();
+  readonly audit: Audit;
+  readonly hasher: PasswordHasher;
+  readonly sessions: SessionManager;
+  readonly subjects: SubjectService;
+  readonly now: () => number;
+  private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
+  private readonly stores = new Map<string, SubjectStore>();
+  private derived!: Derived;
+
+  constructor(config: SvcConfig, options: CoreOptions = {}) {
+    this.log = options.logger ?? createLogger();
+    this.now = options.now ?? Date.now;
+    this.audit = new Audit(this.log, this.metrics);
+    this.hasher = options.hasher ?? new PasswordHasher(config.passwords);
+    const store = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
+    this.sessions = new SessionManager({
+      store,
+      idleSeconds: config.global['session.idle'],
+      absoluteSeconds: config.global['session.absolute'],
+      now: this.now,
+    });
+    this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
+    this.subjects.onChange((contextId, uniqueId, change) => {
+      void this.sessions.endForPrincipal(contextId, uniqueId).then((ended) => {
+        if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason: change, principal: `${contextId}/${uniqueId}`, sessions: ended });
+      });
+    });
+    this.apply(config);
+  }
+
+  get config(): SvcConfig {
+    return this.derived.config;
+  }
+
+  get pdp(): PolicyDecisionPoint {
+    return this.derived.pdp;
+  }
+
+  client(id: string): ClientConfig | undefined {
+    return this.derived.clients.get(id);
+  }
+
+  authenticator(id: string): Authenticator | undefined {
+    return this.derived.authenticators.get(id);
+  }
+
+  /** Swaps in a new configuration atomically; stores of contexts that remain are kept. */
+  apply(config: SvcConfig): void {
+    for (const context of config.contexts) {
+      this.contexts.set(context.id, { config: context, store: this.storeFor(config, context) });
+    }
+    for (const id of [...this.contexts.keys()]) if (!config.contexts.some((c) => c.id === id)) this.contexts.delete(id);
+    const reserved = new Set([...config.reservedIds, ...(config.system ? [config.system.userId] : [])].map(fold));
+    this.derived = {
+      config,
+      pdp: PolicyDecisionPoint.fromConfig(config),
+      clients: new Map(config.clients.map((c) => [c.id, c])),
+      authenticators: createAuthenticators(config.authenticators, {
+        subjects: this.subjects,
+        hasher: this.hasher,
+        audit: this.audit,
+        config: () => this.derived.config,
+      }),
+      reserved,
+    };
+  }
+
+  private storeFor(config: SvcConfig, context: ContextConfig): SubjectStore {
+    let store = this.stores.get(context.store);
+    if (!store) {
+      if (context.store === 'memory') store = new MemorySubjectStore();
+      else {
+        const dir = resolve(config.server.dataDir);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        store = new SqliteSubjectStore(join(dir, 'svc.db'));
+      }
+      this.stores.set(context.store, store);
+    }
+    return store;
+  }
+
+  /** The `roles` of a session's principal, read fresh so that a demotion takes effect at once. */
+  async rolesOf(session: Session): Promise<readonly string[]> {
+    if (!session.principal) return [];
+    const entry = this.contexts.get(session.principal.contextId);
+    const subject = await entry?.store.get(session.principal.contextId, session.principal.uniqueId);
+    return valuesOf(subject?.attributes.roles);
+  }
+
+  async ready(): Promise<boolean> {
+    const answers = await Promise.all([...this.stores.values()].map((s) => s.ping().catch(() => false)));
+    return answers.every(Boolean);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.stores.values()].map((s) => s.close()));
+    await this.sessions.close?.();
+  }
+}

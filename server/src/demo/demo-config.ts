@@ -1,0 +1,70 @@
+import type { ContextConfig } from '../config/types';
+
+/** The credentials `npm start` generates once and keeps in `SVC_DATA_DIR/demo-credentials.json`. */
+export interface DemoCredentials {
+  users: { svcadmin: string; alice: string; bob: string };
+  answers: { bob: [string, string] };
+  clients: { 'svc-api': string; 'portal-gateway': string };
+  portals: { 'demo-portal': string };
+  portalUsers: { alice: string; bob: string };
+}
+
+const attributes = {
+  mail: { type: 'email', required: true, unique: true, mutability: 'readWrite' },
+  givenName: { type: 'string', mutability: 'readWrite' },
+  familyName: { type: 'string', mutability: 'readWrite' },
+  roles: { type: 'string', multivalued: true, mutability: 'admin', default: ['user'] },
+  disabled: { type: 'boolean', mutability: 'admin' },
+  password: { type: 'string', mutability: 'writeOnly', maxLength: 256 },
+  passwordQuestions: { type: 'string', multivalued: true, mutability: 'writeOnly' },
+  passwordAnswers: { type: 'string', multivalued: true, mutability: 'writeOnly' },
+};
+
+function context(id: string, registration: boolean, forgottenPassword: boolean): Partial<ContextConfig> & Record<string, unknown> {
+  return {
+    id,
+    store: 'sqlite',
+    definition: { attributes, authenid: ['mail'], password: 'password' } as unknown as ContextConfig['definition'],
+    searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName'],
+    registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [] },
+    forgottenPassword: { enabled: forgottenPassword, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers' },
+  };
+}
+
+/**
+ * The embedded demo configuration (SPEC section 11) as a configuration document, validated like
+ * any file. Secrets come from the generated credentials; the system hash is computed at start.
+ */
+export function demoConfigDocument(options: {
+  credentials: DemoCredentials;
+  systemPasswordHash: string;
+  dataDir: string;
+  host: string;
+  port: number;
+}): Record<string, unknown> {
+  const { credentials } = options;
+  return {
+    server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir },
+    contexts: [context('employees', false, true), context('customers', true, false)],
+    authenticators: [
+      { id: 'anonymous', kind: 'Anonymous', variant: 'anonymous', sessionType: 'ANON' },
+      { id: 'employees-password', kind: 'UserPass', variant: 'service', sessionType: 'USER', context: 'employees' },
+      { id: 'customers-password', kind: 'UserPass', variant: 'service', sessionType: 'USER', context: 'customers' },
+      { id: 'system', kind: 'UserPass', variant: 'system', sessionType: 'SYSTEM' },
+      { id: 'portal-principal', kind: 'Token', variant: 'clientPrincipal', sessionType: 'USER', context: 'employees' },
+    ],
+    clients: [
+      { id: 'anon', authenticators: ['anonymous'], contexts: ['employees', 'customers'] },
+      { id: 'svc-web', authenticators: ['employees-password', 'customers-password', 'system', 'anonymous'], contexts: ['employees', 'customers'] },
+      { id: 'svc-api', secret: credentials.clients['svc-api'], authenticators: ['employees-password', 'customers-password', 'system'], contexts: ['employees', 'customers'] },
+      {
+        id: 'portal-gateway',
+        secret: credentials.clients['portal-gateway'],
+        allowPrincipalAssertion: true,
+        authenticators: ['portal-principal', 'anonymous'],
+        contexts: ['employees', 'customers'],
+      },
+    ],
+    system: { userId: 'svcadmin', passwordHash: options.systemPasswordHash },
+  };
+}

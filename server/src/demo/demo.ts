@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildConfig } from '../config/load';
+import type { SvcConfig } from '../config/types';
+import type { Core } from '../core';
+import type { Logger } from '../log';
+import { PasswordHasher } from '../passwords/password-hasher';
+import { demoConfigDocument, type DemoCredentials } from './demo-config';
+
+const CREDENTIALS_FILE = 'demo-credentials.json';
+
+const password = () => randomBytes(15).toString('base64url');
+const secret = () => randomBytes(32).toString('base64url');
+const WORDS = ['amber', 'birch', 'cobalt', 'delta', 'ember', 'fjord', 'granite', 'harbor', 'indigo', 'juniper', 'kestrel', 'lantern'];
+const answer = () => `${WORDS[randomBytes(1)[0] % WORDS.length]} ${randomBytes(3).toString('hex')}`;
+
+function generateCredentials(): DemoCredentials {
+  return {
+    users: { svcadmin: password(), alice: password(), bob: password() },
+    answers: { bob: [answer(), answer()] },
+    clients: { 'svc-api': secret(), 'portal-gateway': secret() },
+    portals: { 'demo-portal': secret() },
+    portalUsers: { alice: password(), bob: password() },
+  };
+}
+
+export interface DemoEnvironment {
+  dataDir: string;
+  host: string;
+  port: number;
+}
+
+/** Reads SVC_DATA_DIR, SVC_HOST and SVC_PORT (SPEC section 11). */
+export function demoEnvironment(env: NodeJS.ProcessEnv = process.env): DemoEnvironment {
+  return {
+    dataDir: resolve(env.SVC_DATA_DIR ?? './data'),
+    host: env.SVC_HOST ?? '127.0.0.1',
+    port: env.SVC_PORT === undefined ? 8080 : Number(env.SVC_PORT),
+  };
+}
+
+/**
+ * Prepares the demo: on first start in an empty data directory it generates every password,
+ * answer and secret into `demo-credentials.json` (mode 0600); later starts reuse the file.
+ * Returns the validated configuration and whether the store still needs seeding.
+ */
+export async function prepareDemo(environment: DemoEnvironment, log: Logger): Promise<{ config: SvcConfig; credentials: DemoCredentials; fresh: boolean }> {
+  mkdirSync(environment.dataDir, { recursive: true, mode: 0o700 });
+  const file = join(environment.dataDir, CREDENTIALS_FILE);
+  const fresh = !existsSync(file);
+  if (fresh) {
+    writeFileSync(file, JSON.stringify(generateCredentials(), null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    log.info({ file }, 'demo credentials written (read them from the file; they are never logged)');
+  } else {
+    log.info({ file }, 'reusing the demo data directory');
+  }
+  const credentials = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
+  const hasher = new PasswordHasher({ precomputeDummy: false });
+  const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
+  const config = buildConfig(demoConfigDocument({ credentials, systemPasswordHash, ...environment }), {});
+  return { config, credentials, fresh };
+}
+
+/** Seeds alice and bob in `employees` when the store is empty. */
+export async function seedDemo(core: Core, credentials: DemoCredentials): Promise<void> {
+  const store = core.subjects.context('employees').store;
+  if ((await store.count('employees')) > 0) return;
+  await core.subjects.create(
+    'employees',
+    'alice',
+    { mail: 'alice@example.com', givenName: 'Alice', familyName: 'Anders', roles: ['admin'], password: credentials.users.alice },
+    'admin',
+  );
+  await core.subjects.create(
+    'employees',
+    'bob',
+    {
+      mail: 'bob@example.com',
+      givenName: 'Bob',
+      familyName: 'Berg',
+      roles: ['user'],
+      password: credentials.users.bob,
+      passwordQuestions: ['What was the name of your first pet?', 'In which city were you born?'],
+      passwordAnswers: credentials.answers.bob,
+    },
+    'admin',
+  );
+  core.log.info({ context: 'employees', subjects: ['alice', 'bob'] }, 'demo subjects seeded');
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { AuthenticationRequired } from '../../../common/src/errors';
+import { Credentials } from '../authenticators/authenticator';
+import type { Core } from '../core';
+import type { Session } from '../sessions/session';
+import { readCookie, setSessionCookie } from './cookies';
+
+/** The seed's not-enforced URIs (5.1.4), relative to the context root. */
+const NOT_ENFORCED: Array<{ methods: string[]; pattern: RegExp }> = [
+  { methods: ['GET', 'HEAD', 'POST'], pattern: /^\/(login|logout)$/ },
+  { methods: ['GET', 'HEAD', 'POST'], pattern: /^\/anon\/[^/]+$/ },
+  { methods: ['POST'], pattern: /^(\/resources)?\/contexts\/[^/]+\/subjects$/ },
+  { methods: ['GET', 'PUT'], pattern: /^(\/resources)?\/contexts\/[^/]+\/subjects\/[^/]+\/password\/forgot$/ },
+];
+
+export function isNotEnforced(method: string, path: string): boolean {
+  return NOT_ENFORCED.some((rule) => rule.methods.includes(method) && rule.pattern.test(path));
+}
+
+/** Browsers get pages and redirects; programs get problem details (SPEC section 4). */
+export function wantsPage(req: Request): boolean {
+  return req.accepts(['application/json', 'application/xml', 'text/html']) === 'text/html' && Boolean(req.headers.accept?.includes('text/html'));
+}
+
+/**
+ * Step 5 of the seed's filter: the global default client's authenticators, each tried only when its
+ * kind's credentials are present, make a new session for a request without a valid one.
+ */
+async function defaultClientSession(core: Core, req: Request, peer: string): Promise<Session | undefined> {
+  const client = core.client(core.config.global['server.defaultclient']);
+  if (!client) return undefined;
+  const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
+  const credentials = new Credentials({ header: typeof header === 'string' ? header : undefined });
+  const request = { credentials, client, peer, clientValidated: false };
+  for (const id of client.authenticators) {
+    const authenticator = core.authenticator(id);
+    if (!authenticator || !authenticator.applies(request)) continue;
+    const result = await authenticator.authenticate(request);
+    if (!result) continue;
+    const { session, cookieValue } = await core.sessions.create({
+      type: authenticator.sessionType,
+      clientId: client.id === core.config.global['server.defaultclient'] && result.principal === null ? '' : client.id,
+      principal: result.principal,
+      level: result.level,
+      authenticator: id,
+      message: result.message,
+    });
+    req.svc.issueCookie = cookieValue;
+    req.svc.cookieValue = cookieValue;
+    return session;
+  }
+  return undefined;
+}
+
+/**
+ * Every request under the context root passes here first (seed 5.1.5): the session cookie, then
+ * the default client, then the not-enforced URIs (an INTERNAL session), else a refusal that tells
+ * the client how to log in. Login and logout themselves are handled by their routes.
+ */
+export function authenticationFilter(core: Core, loginUrl: () => string): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const peer = req.ip ?? req.socket.remoteAddress ?? '';
+      const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
+      const resolved = await core.sessions.resolve(presented);
+      req.svc = { id: req.svc?.id ?? randomUUID(), peer, session: resolved.session as Session, sessionExpired: false, cookieValue: presented };
+      if (resolved.session) {
+        if (resolved.needsRefresh) {
+          const refreshed = await core.sessions.refresh(presented!, resolved.session);
+          req.svc.issueCookie = refreshed.cookieValue;
+          req.svc.cookieValue = refreshed.cookieValue;
+        }
+      } else {
+        req.svc.sessionExpired = resolved.presentedInvalid;
+        req.svc.cookieValue = undefined;
+        let session = await defaultClientSession(core, req, peer);
+        if (!session && isNotEnforced(req.method, req.path)) {
+          const internal = await core.sessions.create({ type: 'INTERNAL', clientId: '', principal: null, level: 0, authenticator: 'internal' });
+          req.svc.issueCookie = internal.cookieValue;
+          req.svc.cookieValue = internal.cookieValue;
+          session = internal.session;
+        }
+        if (!session) {
+          if (presented !== undefined) setSessionCookie(core, req, res, undefined);
+          if (wantsPage(req)) {
+            res.redirect(302, `${loginUrl()}?goto=${encodeURIComponent(req.originalUrl)}`);
+            return;
+          }
+          const g = core.config.global;
+          throw new AuthenticationRequired('log in first', {
+            headers: { 'WWW-Authenticate': `SvcSession realm="svc", login="${loginUrl()}"` },
+            extensions: {
+              login: loginUrl(),
+              parameters: [g['auth.token.name.client'], g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password']],
+            },
+          });
+        }
+        req.svc.session = session;
+      }
+      if (req.svc.issueCookie) setSessionCookie(core, req, res, req.svc.issueCookie);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,75 @@
+import express, { type Request } from 'express';
+import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
+import { formatOfContentType } from '../../../common/src/wire/media';
+import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
+
+/** Reads any body as bytes up to the limit; parsing is ours, so every failure is a precise 4xx. */
+export const rawBody = (limit: number) => express.raw({ type: () => true, limit });
+
+function rejectPrototypeKeys(key: string, value: unknown): unknown {
+  if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new MalformedBody(`forbidden member name ${key}`);
+  return value;
+}
+
+function text(req: Request): string {
+  const body = req.body as unknown;
+  if (!Buffer.isBuffer(body)) return '';
+  const decoded = body.toString('utf8');
+  if (decoded.includes('\uFFFD') && !Buffer.from(decoded, 'utf8').equals(body)) throw new MalformedBody('the body is not valid UTF-8');
+  return decoded;
+}
+
+/** The JSON or XML document of a request body, by Content-Type; undefined when there is none. */
+export function documentBody(req: Request): WireDocument | undefined {
+  const raw = text(req);
+  if (raw.length === 0) return undefined;
+  const format = formatOfContentType(req.headers['content-type']);
+  if (!format) throw new UnsupportedMediaType('send application/json or application/xml');
+  if (format === 'xml') return parseXml(raw);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw, rejectPrototypeKeys);
+  } catch (error) {
+    if (error instanceof MalformedBody) throw error;
+    throw new MalformedBody(`malformed JSON: ${(error as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedBody('the body must be a JSON object');
+  return parsed as WireDocument;
+}
+
+/** Form parameters of a login or logout POST (form-encoded, or a JSON object of strings). */
+export function formBody(req: Request): Record<string, string> {
+  const raw = text(req);
+  if (raw.length === 0) return {};
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const out: Record<string, string> = Object.create(null);
+  if (type === 'application/x-www-form-urlencoded') {
+    for (const [key, value] of new URLSearchParams(raw)) {
+      if (key in out) throw new InvalidRequest(`parameter ${key} is repeated`);
+      out[key] = value;
+    }
+    return out;
+  }
+  const doc = documentBody(req) ?? {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (typeof value !== 'string') throw new InvalidRequest(`parameter ${key} must be a string`);
+    out[key] = value;
+  }
+  return out;
+}
+
+/** One query parameter; a repeated parameter is refused rather than guessed at. */
+export function queryParam(req: Request, name: string): string | undefined {
+  const value = (req.query as Record<string, unknown>)[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new InvalidRequest(`query parameter ${name} must be given once`);
+  return value;
+}
+
+/** Strict non-negative integer query parameter. */
+export function integerParam(req: Request, name: string, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = queryParam(req, name);
+  if (value === undefined) return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw new InvalidRequest(`${name} must be a non-negative integer`, { errors: [{ path: name, message: 'not a non-negative integer' }] });
+  return Math.min(Number(value), max);
+}

@@ -1,0 +1,37 @@
+import type { ErrorRequestHandler, Request, Response } from 'express';
+import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMediaType } from '../../../common/src/errors';
+import { problemDetails } from '../../../common/src/problem';
+import type { WireDocument } from '../../../common/src/wire/xml';
+import type { Logger } from '../log';
+import { sendDocument } from './respond';
+
+/** body-parser and express signal their own failures with `type`/`status`; name them in our terms. */
+function fromFramework(error: unknown): unknown {
+  if (error instanceof SvcError || !error || typeof error !== 'object') return error;
+  const e = error as { type?: string; status?: number };
+  if (e.type === 'entity.too.large') return new PayloadTooLarge('the request body exceeds the configured limit');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new UnsupportedMediaType('unsupported body encoding');
+  if (e.type === 'request.aborted' || e.type === 'request.size.invalid') return new MalformedBody('the request body was incomplete');
+  if (e instanceof URIError) return new InvalidRequest('the path is not valid percent-encoding');
+  if (e.status === 400) return new InvalidRequest('malformed request');
+  return error;
+}
+
+/** The one place where an error becomes a problem-details answer for this process. */
+export function sendProblem(req: Request, res: Response, error: unknown): void {
+  const { status, headers, body } = problemDetails(fromFramework(error));
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  sendDocument(req, res, status, body as unknown as WireDocument, { xmlRoot: 'problem', problem: true });
+}
+
+export function errorHandler(log: Logger): ErrorRequestHandler {
+  return (error, req, res, _next) => {
+    const mapped = fromFramework(error);
+    if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendProblem(req, res, mapped);
+  };
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import type { Logger } from '../log';
+import type { Metrics } from '../metrics';
+
+/**
+ * One JSON log line per request with a request id (also answered as `X-Request-Id`). The query
+ * string is left out: it may carry a token or a check's parameters that are nobody's business.
+ */
+export function requestLog(log: Logger, metrics: Metrics): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const id = randomUUID();
+    req.svc = { id } as typeof req.svc;
+    res.setHeader('X-Request-Id', id);
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (req.route?.path as string | undefined) ?? 'unmatched';
+      metrics.requests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
+      log.info(
+        { reqId: id, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100, session: req.svc?.session?.handle, peer: req.svc?.peer },
+        'request',
+      );
+    });
+    next();
+  };
+}

@@ -1,0 +1,42 @@
+import type { Request, Response } from 'express';
+import { NotAcceptable } from '../../../common/src/errors';
+import { MEDIA, type WireFormat } from '../../../common/src/wire/media';
+import { toXml, type WireDocument } from '../../../common/src/wire/xml';
+
+/** JSON unless the client asks for XML; `*\/*` or no Accept means JSON; anything else is 406. */
+export function responseFormat(req: Request): WireFormat {
+  const accept = req.headers.accept;
+  if (!accept) return 'json';
+  const chosen = req.accepts([MEDIA.json, MEDIA.xml, MEDIA.problemJson, MEDIA.problemXml]);
+  if (chosen === MEDIA.xml || chosen === MEDIA.problemXml) return 'xml';
+  if (chosen) return 'json';
+  throw new NotAcceptable('this resource is available as application/json or application/xml');
+}
+
+export interface SendOptions {
+  /**
+   * The XML root element for bodies whose JSON has several top-level members (search results,
+   * check decisions, problems); without it the body's single member is the root (`subject`).
+   */
+  xmlRoot?: string;
+  problem?: boolean;
+}
+
+export function sendDocument(req: Request, res: Response, status: number, body: WireDocument, options: SendOptions = {}): void {
+  let format: WireFormat;
+  try {
+    format = responseFormat(req);
+  } catch {
+    format = 'json'; // an error answer to a client that accepts nothing we speak still has to be said
+  }
+  res.status(status);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  if (format === 'xml') {
+    res.type(options.problem ? MEDIA.problemXml : MEDIA.xml).send(toXml(options.xmlRoot ? { [options.xmlRoot]: body } : body));
+  } else {
+    res.type(options.problem ? MEDIA.problemJson : MEDIA.json).send(JSON.stringify(body));
+  }
+}

@@ -1,0 +1,44 @@
+import type { Operation } from '../../config/types';
+
+/**
+ * Every REST resource in one table: its path, the operation each method performs, and the policy
+ * target built from the resolved parameters (SPEC section 6). Both mounts of the router
+ * (`{base}/resources` and `{base}`) resolve here, so both give the same target.
+ */
+export type ResourceKind = 'contexts' | 'context' | 'subjects' | 'subject' | 'session';
+
+export interface Resource {
+  kind: ResourceKind;
+  path: string;
+  /** The operation each method performs; a method not listed is 405. */
+  methods: Partial<Record<'GET' | 'POST' | 'PUT' | 'DELETE', Operation>>;
+  target(params: Record<string, string>): string;
+}
+
+export const RESOURCES: Resource[] = [
+  { kind: 'contexts', path: '/contexts', methods: { GET: 'SEARCH' }, target: () => 'contexts' },
+  { kind: 'context', path: '/contexts/:contextId', methods: { GET: 'READ' }, target: (p) => `contexts/${p.contextId}` },
+  {
+    kind: 'subjects',
+    path: '/contexts/:contextId/subjects',
+    methods: { POST: 'CREATE', GET: 'SEARCH' },
+    target: (p) => `contexts/${p.contextId}/subjects`,
+  },
+  {
+    kind: 'subject',
+    path: '/contexts/:contextId/subjects/:subjectId',
+    methods: { GET: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' },
+    target: (p) => `contexts/${p.contextId}/subjects/${p.subjectId}`,
+  },
+  { kind: 'session', path: '/session', methods: { GET: 'READ' }, target: () => 'session' },
+  { kind: 'session', path: '/sessioninfo', methods: { GET: 'READ' }, target: () => 'session' },
+];
+
+/** The operations the seed's check may ask about on a resource, and the method that performs each. */
+export const CHECK_METHOD: Record<Operation, 'POST' | 'GET' | 'PUT' | 'DELETE'> = {
+  CREATE: 'POST',
+  READ: 'GET',
+  UPDATE: 'PUT',
+  DELETE: 'DELETE',
+  SEARCH: 'GET',
+};

@@ -1,0 +1,87 @@
+import type { Operation, PolicyConfig, SvcConfig } from '../config/types';
+import type { Session } from '../sessions/session';
+import { compileTarget, type TargetMatcher } from './target-pattern';
+
+export type Decision = 'ALLOW' | 'DENY';
+
+export interface DecisionRequest {
+  session: Session;
+  /** Values of the principal's `roles` attribute, read fresh for this request. */
+  roles: readonly string[];
+  operation: Operation;
+  /** The canonical target, built from the resolved route: `contexts/c/subjects/s`. */
+  target: string;
+}
+
+export interface DecisionResult {
+  decision: Decision;
+  /** The deciding policy's id, or `default_deny` when no policy applies. */
+  policy: string;
+}
+
+interface CompiledPolicy {
+  config: PolicyConfig;
+  sessionTypes: ReadonlySet<string>;
+  operations: ReadonlySet<string>;
+  clients?: ReadonlySet<string>;
+  roles?: readonly string[];
+  targets: TargetMatcher[];
+}
+
+/**
+ * The one policy decision point (SPEC section 6). Pure: it knows nothing of HTTP, stores or
+ * sessions beyond the values handed in, so the real request and the check get the same answer by
+ * construction. Allowed when at least one policy allows and none denies; default deny.
+ */
+export class PolicyDecisionPoint {
+  private readonly policies: CompiledPolicy[];
+
+  constructor(policies: readonly PolicyConfig[]) {
+    this.policies = policies.map((config) => ({
+      config,
+      sessionTypes: new Set(config.sessionTypes),
+      operations: new Set(config.operations),
+      clients: config.clients && new Set(config.clients),
+      roles: config.roles,
+      targets: config.targets.map(compileTarget),
+    }));
+  }
+
+  static fromConfig(config: SvcConfig): PolicyDecisionPoint {
+    return new PolicyDecisionPoint([...config.policies, ...reservedIdPolicy(config)]);
+  }
+
+  decide(request: DecisionRequest): DecisionResult {
+    const segments = request.target.split('/');
+    let allowedBy: string | undefined;
+    for (const policy of this.policies) {
+      if (!this.applies(policy, request, segments)) continue;
+      if (policy.config.effect === 'deny') return { decision: 'DENY', policy: policy.config.id };
+      allowedBy ??= policy.config.id;
+    }
+    return allowedBy ? { decision: 'ALLOW', policy: allowedBy } : { decision: 'DENY', policy: 'default_deny' };
+  }
+
+  private applies(policy: CompiledPolicy, request: DecisionRequest, segments: string[]): boolean {
+    const { session } = request;
+    if (!policy.sessionTypes.has(session.type) || !policy.operations.has(request.operation)) return false;
+    if (policy.clients && !policy.clients.has(session.clientId)) return false;
+    if (policy.roles && !policy.roles.some((role) => request.roles.includes(role))) return false;
+    return policy.targets.some((matches) => matches(segments, session));
+  }
+}
+
+/** Nobody may UPDATE or DELETE a reserved id (the system user's id among them), whatever the policies say. */
+function reservedIdPolicy(config: Pick<SvcConfig, 'reservedIds' | 'system'>): PolicyConfig[] {
+  const reserved = [...config.reservedIds, ...(config.system ? [config.system.userId] : [])];
+  if (!reserved.length) return [];
+  return [
+    {
+      id: 'reserved-ids-are-protected',
+      effect: 'deny',
+      sessionTypes: ['INTERNAL', 'ANON', 'USER', 'SYSTEM'],
+      operations: ['UPDATE', 'DELETE'],
+      targets: reserved.map((id) => `contexts/./subjects/${id}`),
+    },
+  ];
+}

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfigFile } from './config/load';
+import type { SvcConfig } from './config/types';
+import { Core, type CoreOptions } from './core';
+import { createApp } from './http/app';
+
+export interface RunningServer {
+  core: Core;
+  server: http.Server;
+  /** `http://host:port` */
+  url: string;
+  /** `{base}`: the URL including the context root. */
+  baseUrl: string;
+  /** Reloads the configuration from a file; a bad file is refused and the running one stays. */
+  reload(path: string): { ok: true } | { ok: false; problems: string[] };
+  close(): Promise<void>;
+}
+
+/** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
+export async function startServer(config: SvcConfig, options: CoreOptions = {}): Promise<RunningServer> {
+  const core = new Core(config, options);
+  await core.hasher.ready();
+  const app = createApp(core);
+  const tls = config.server.tls;
+  const server = tls
+    ? https.createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, app)
+    : http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.server.port, config.server.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
+  core.log.info({ url, contextRoot: config.server.contextRoot }, 'core server listening');
+  return {
+    core,
+    server,
+    url,
+    baseUrl: url + config.server.contextRoot,
+    reload(path) {
+      try {
+        const next = loadConfigFile(path);
+        core.apply(next);
+        core.audit.record({ event: 'config_change', outcome: 'success', reason: 'reload' });
+        return { ok: true };
+      } catch (error) {
+        const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+        core.audit.record({ event: 'config_change', outcome: 'failure', reason: 'reload_refused', problems });
+        return { ok: false, problems };
+      }
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await core.close();
+    },
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * The shared session store over Redis (ioredis), so that several core instances (and the gateway's
+ * nonce checks) see the same sessions and nonces.
+ *
+ * Keys, all under `prefix` (default `svc:`):
+ *   s:<key>                     the session record (JSON), PX = its TTL
+ *   h:<handle>                  the session's key, PX = the session's TTL (endByHandle in O(1))
+ *   p:<ctx>:<uid>               Set of the principal's session keys (ids URI-encoded), PX = its longest TTL
+ *   sessions                    sorted set key → expiry (Redis time, ms): counts live sessions for the bound
+ *   n:<nonce key>               `1`, SET NX PX (the replay cache)
+ *   nonces                      sorted set nonce key → expiry: counts live nonces for the bound
+ *
+ * The bounds are checked and the writes made in one Lua script, so they hold across instances. Redis
+ * must not evict (`maxmemory-policy noeviction`): every key here has a TTL, so a volatile-* policy would
+ * silently drop live sessions and unexpired nonces. The scripts touch several keys; on a Redis Cluster
+ * give the prefix a hash tag (`{svc}:`) so they share one slot. TTLs run on Redis's clock; the session
+ * manager applies idle and absolute timeouts with its own clock on top.
+ *
+ * Any Redis failure surfaces as ServiceUnavailable (503); the cause is kept for the log.
+ */
+import Redis, { type RedisOptions } from 'ioredis';
+import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import type { Principal } from './session';
+import {
+  DEFAULT_MAX_NONCES,
+  DEFAULT_MAX_SESSIONS,
+  positiveInteger,
+  storeFull,
+  ttlMillis,
+  type SessionRecord,
+  type SessionStore,
+} from './session-store';
+
+export interface RedisSessionStoreOptions {
+  /** A connection to use (the caller keeps ownership and closes it); otherwise `url` is opened. */
+  redis?: Redis;
+  /** `redis://host:port/db`; default `redis://127.0.0.1:6379`. Ignored when `redis` is given. */
+  url?: string;
+  /** Extra ioredis options for a connection opened from `url`. */
+  redisOptions?: RedisOptions;
+  /** Prefix of every key. Default `svc:`. */
+  prefix?: string;
+  /** Most live sessions, across every instance sharing the prefix. Default 100 000. */
+  maxSessions?: number;
+  /** Most live nonces, across every instance sharing the prefix. Default 100 000. */
+  maxNonces?: number;
+}
+
+/** Current Redis time in ms, inside a script. */
+const NOW = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+
+/** The answer of a full area: {-1, ms until the earliest entry expires}. */
+const FULL = `local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+local wait = 60000
+if first[2] then wait = tonumber(first[2]) - now end
+return {-1, wait}`;
+
+/**
+ * KEYS: session, sessions zset, handle key, principal set. ARGV: json, ttl ms, maxSessions, key,
+ * mode (`put` | `update`), indexed (`1` | `0`). Returns {1, 0} stored, {0, 0} absent (update), or FULL.
+ */
+const PUT_SCRIPT = `${NOW}
+local ttl = tonumber(ARGV[2])
+local exists = redis.call('EXISTS', KEYS[1]) == 1
+if not exists then
+  if ARGV[5] == 'update' then return {0, 0} end
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+    ${FULL}
+  end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ttl)
+if ARGV[6] == '1' then
+  redis.call('SADD', KEYS[4], ARGV[4])
+  if redis.call('PTTL', KEYS[4]) < ttl then redis.call('PEXPIRE', KEYS[4], ttl) end
+end
+return {1, 0}`;
+
+/** KEYS: nonce key, nonces zset. ARGV: ttl ms, maxNonces, member. Returns {1,0} first, {0,0} replay, or FULL. */
+const REMEMBER_SCRIPT = `${NOW}
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0, 0} end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  ${FULL}
+end
+local ttl = tonumber(ARGV[1])
+if not redis.call('SET', KEYS[1], '1', 'NX', 'PX', ttl) then return {0, 0} end
+redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
+return {1, 0}`;
+
+type ScriptResult = [number, number];
+
+interface ScriptedRedis extends Redis {
+  svcSessionPut(...args: (string | number)[]): Promise<ScriptResult>;
+  svcRememberOnce(...args: (string | number)[]): Promise<ScriptResult>;
+}
+
+export class RedisSessionStore implements SessionStore {
+  readonly #redis: ScriptedRedis;
+  readonly #owned: boolean;
+  readonly #prefix: string;
+  readonly #maxSessions: number;
+  readonly #maxNonces: number;
+  #closed = false;
+
+  constructor(options: RedisSessionStoreOptions = {}) {
+    this.#prefix = options.prefix ?? 'svc:';
+    this.#maxSessions = positiveInteger(options.maxSessions ?? DEFAULT_MAX_SESSIONS, 'RedisSessionStore: maxSessions');
+    this.#maxNonces = positiveInteger(options.maxNonces ?? DEFAULT_MAX_NONCES, 'RedisSessionStore: maxNonces');
+    this.#owned = options.redis === undefined;
+    const redis =
+      options.redis ??
+      new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, connectTimeout: 5000, ...options.redisOptions });
+    if (this.#owned) redis.on('error', () => {}); // failures reach callers as ServiceUnavailable
+    redis.defineCommand('svcSessionPut', { numberOfKeys: 4, lua: PUT_SCRIPT });
+    redis.defineCommand('svcRememberOnce', { numberOfKeys: 2, lua: REMEMBER_SCRIPT });
+    this.#redis = redis as ScriptedRedis;
+  }
+
+  async get(key: string): Promise<SessionRecord | undefined> {
+    return this.#call(async () => parseRecord(await this.#redis.get(this.#sessionKey(key))));
+  }
+
+  async put(key: string, record: SessionRecord, ttlSeconds: number): Promise<void> {
+    const ttl = ttlMillis(ttlSeconds);
+    return this.#call(async () => {
+      await this.#write('put', key, record, ttl);
+    });
+  }
+
+  async update(key: string, record: SessionRecord, ttlSeconds: number): Promise<boolean> {
+    const ttl = ttlMillis(ttlSeconds);
+    return this.#call(() => this.#write('update', key, record, ttl));
+  }
+
+  async delete(key: string): Promise<boolean> {
+    return this.#call(() => this.#delete(key));
+  }
+
+  async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string): Promise<number> {
+    return this.#call(async () => {
+      const index = this.#principalKey({ contextId, uniqueId });
+      const keys = await this.#redis.smembers(index);
+      const results = await Promise.all(keys.filter((key) => key !== exceptKey).map((key) => this.#delete(key)));
+      return results.filter(Boolean).length;
+    });
+  }
+
+  async deleteByHandle(handle: string): Promise<boolean> {
+    return this.#call(async () => {
+      const key = await this.#redis.get(`${this.#prefix}h:${handle}`);
+      if (key === null) return false;
+      const record = parseRecord(await this.#redis.get(this.#sessionKey(key)));
+      // The handle key outlives nothing it names, but check anyway before deleting.
+      return record !== undefined && record.handle === handle ? this.#delete(key) : false;
+    });
+  }
+
+  async list(limit: number): Promise<SessionRecord[]> {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError('list: limit must be a non-negative integer');
+    return this.#call(async () => {
+      if (limit === 0) return [];
+      const keys = await this.#redis.zrangebyscore(this.#zset(), await this.#redisNow(), '+inf', 'LIMIT', 0, limit);
+      if (keys.length === 0) return [];
+      const values = await this.#redis.mget(keys.map((key) => this.#sessionKey(key)));
+      return values.map(parseRecord).filter((r): r is SessionRecord => r !== undefined);
+    });
+  }
+
+  async size(): Promise<number> {
+    return this.#call(async () => {
+      await this.#redis.zremrangebyscore(this.#zset(), '-inf', await this.#redisNow());
+      return this.#redis.zcard(this.#zset());
+    });
+  }
+
+  async rememberOnce(key: string, ttlSeconds: number): Promise<boolean> {
+    if (typeof key !== 'string' || key.length === 0) throw new TypeError('rememberOnce: key must be a non-empty string');
+    const ttl = ttlMillis(ttlSeconds);
+    return this.#call(async () => {
+      const [status, wait] = await this.#redis.svcRememberOnce(`${this.#prefix}n:${key}`, `${this.#prefix}nonces`, ttl, this.#maxNonces, key);
+      if (status === -1) throw storeFull('nonce', wait);
+      return status === 1;
+    });
+  }
+
+  async ping(): Promise<void> {
+    return this.#call(async () => {
+      await this.#redis.ping();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (!this.#owned) return;
+    try {
+      await this.#redis.quit();
+    } catch {
+      this.#redis.disconnect();
+    }
+  }
+
+  async #write(mode: 'put' | 'update', key: string, record: SessionRecord, ttl: number): Promise<boolean> {
+    const principal = record.principal;
+    const [status, wait] = await this.#redis.svcSessionPut(
+      this.#sessionKey(key),
+      this.#zset(),
+      `${this.#prefix}h:${record.handle}`,
+      principal ? this.#principalKey(principal) : `${this.#prefix}p:`,
+      JSON.stringify(record),
+      ttl,
+      this.#maxSessions,
+      key,
+      mode,
+      principal ? '1' : '0',
+    );
+    if (status === -1) throw storeFull('session', wait);
+    return status === 1;
+  }
+
+  /** Removes a session and its index entries. A record's handle and principal never change. */
+  async #delete(key: string): Promise<boolean> {
+    const record = parseRecord(await this.#redis.get(this.#sessionKey(key)));
+    const multi = this.#redis.multi().del(this.#sessionKey(key)).zrem(this.#zset(), key);
+    if (record) {
+      multi.del(`${this.#prefix}h:${record.handle}`);
+      if (record.principal) multi.srem(this.#principalKey(record.principal), key);
+    }
+    const results = await multi.exec();
+    if (!results) throw new Error('Redis transaction aborted');
+    const [error, deleted] = results[0];
+    if (error) throw error;
+    return deleted === 1;
+  }
+
+  async #redisNow(): Promise<number> {
+    const [seconds, micros] = await this.#redis.time();
+    return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  }
+
+  async #call<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new ServiceUnavailable('The session store is closed');
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof SvcError) throw error;
+      throw new ServiceUnavailable('The session store is unavailable', { cause: error });
+    }
+  }
+
+  #sessionKey(key: string): string {
+    return `${this.#prefix}s:${key}`;
+  }
+
+  #zset(): string {
+    return `${this.#prefix}sessions`;
+  }
+
+  #principalKey(principal: Principal): string {
+    return `${this.#prefix}p:${encodeURIComponent(principal.contextId)}:${encodeURIComponent(principal.uniqueId)}`;
+  }
+}
+
+/** A stored record, or undefined for a missing or unreadable value (an unreadable one counts as absent). */
+function parseRecord(value: string | null): SessionRecord | undefined {
+  if (value === null) return undefined;
+  try {
+    const record = JSON.parse(value) as SessionRecord;
+    if (typeof record !== 'object' || record === null || typeof record.handle !== 'string' || typeof record.type !== 'string') return undefined;
+    return record;
+  } catch {
+    return undefined;
+  }
+}

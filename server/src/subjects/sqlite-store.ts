@@ -1,0 +1,180 @@
+import Database from 'better-sqlite3';
+import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
+import { filterToSql, prefixRange } from './filter/to-sql';
+import type { SearchPage, SearchQuery, SubjectStore, SubjectWrite } from './store';
+import type { StoredSubject } from './subject';
+
+/** Each entry migrates the schema from version i to i+1; applied in order at open. */
+const MIGRATIONS: string[] = [
+  `CREATE TABLE subjects (context TEXT NOT NULL, id TEXT NOT NULL, id_lc TEXT NOT NULL, attributes TEXT NOT NULL,
+     version INTEGER NOT NULL, created TEXT NOT NULL, modified TEXT NOT NULL, PRIMARY KEY (context, id)) WITHOUT ROWID;
+   CREATE TABLE subject_values (context TEXT NOT NULL, subject_id TEXT NOT NULL, name TEXT NOT NULL, value_lc TEXT NOT NULL);
+   CREATE INDEX subject_values_lookup ON subject_values (context, name, value_lc);
+   CREATE INDEX subject_values_owner ON subject_values (context, subject_id);
+   CREATE TABLE subject_keys (context TEXT NOT NULL, key TEXT NOT NULL, subject_id TEXT NOT NULL, PRIMARY KEY (context, key)) WITHOUT ROWID;
+   CREATE INDEX subject_keys_owner ON subject_keys (context, subject_id);`,
+];
+
+interface Row {
+  id: string;
+  attributes: string;
+  version: number;
+  created: string;
+  modified: string;
+}
+
+const toSubject = (row: Row): StoredSubject => ({
+  uniqueId: row.id,
+  attributes: JSON.parse(row.attributes),
+  version: row.version,
+  created: row.created,
+  modified: row.modified,
+});
+
+/** The default store: one SQLite file in the data directory, WAL journal, schema-versioned. */
+export class SqliteSubjectStore implements SubjectStore {
+  readonly kind = 'sqlite';
+  private readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(readonly file: string, private readonly now: () => Date = () => new Date()) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    this.migrate();
+    const db = this.db;
+    this.statements = {
+      get: db.prepare<[string, string], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id = ?'),
+      byKey: db.prepare<[string, string], Row>(
+        'SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subject_keys k JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.context = ? AND k.key = ?',
+      ),
+      insert: db.prepare('INSERT INTO subjects (context, id, id_lc, attributes, version, created, modified) VALUES (?, ?, ?, ?, 1, ?, ?)'),
+      update: db.prepare('UPDATE subjects SET attributes = ?, version = version + 1, modified = ? WHERE context = ? AND id = ?'),
+      remove: db.prepare('DELETE FROM subjects WHERE context = ? AND id = ?'),
+      insertKey: db.prepare('INSERT INTO subject_keys (context, key, subject_id) VALUES (?, ?, ?)'),
+      keyOwner: db.prepare<[string, string], { subject_id: string }>('SELECT subject_id FROM subject_keys WHERE context = ? AND key = ?'),
+      removeKeys: db.prepare('DELETE FROM subject_keys WHERE context = ? AND subject_id = ?'),
+      insertValue: db.prepare('INSERT INTO subject_values (context, subject_id, name, value_lc) VALUES (?, ?, ?, ?)'),
+      removeValues: db.prepare('DELETE FROM subject_values WHERE context = ? AND subject_id = ?'),
+      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM subjects WHERE context = ?'),
+    };
+  }
+
+  private migrate(): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = this.db.prepare<[], { version: number }>('SELECT version FROM schema_version').get();
+    let version = row?.version ?? 0;
+    if (!row) this.db.prepare('INSERT INTO schema_version (version) VALUES (0)').run();
+    if (version > MIGRATIONS.length) {
+      throw new Error(`${this.file} has schema version ${version}, newer than this svc (${MIGRATIONS.length})`);
+    }
+    for (; version < MIGRATIONS.length; version++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[version]);
+        this.db.prepare('UPDATE schema_version SET version = ?').run(version + 1);
+      })();
+    }
+  }
+
+  private claim(context: string, write: SubjectWrite): void {
+    const taken = write.keys.filter((key) => {
+      const owner = this.statements.keyOwner.get(context, key);
+      return owner !== undefined && owner.subject_id !== write.uniqueId;
+    });
+    if (taken.length) throw new Conflict('a unique value is already taken', { extensions: { conflicts: taken.map(describeKey) } });
+    this.statements.removeKeys.run(context, write.uniqueId);
+    for (const key of new Set(write.keys)) this.statements.insertKey.run(context, key, write.uniqueId);
+    this.statements.removeValues.run(context, write.uniqueId);
+    for (const [name, value] of write.indexed) this.statements.insertValue.run(context, write.uniqueId, name, value);
+  }
+
+  async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
+    const at = this.now().toISOString();
+    this.db.transaction(() => {
+      if (this.statements.get.get(context, write.uniqueId)) throw new Conflict(`subject ${write.uniqueId} exists`);
+      this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), JSON.stringify(write.attributes), at, at);
+      this.claim(context, write);
+    })();
+    return { uniqueId: write.uniqueId, attributes: write.attributes, version: 1, created: at, modified: at };
+  }
+
+  async get(context: string, uniqueId: string): Promise<StoredSubject | undefined> {
+    const row = this.statements.get.get(context, uniqueId);
+    return row && toSubject(row);
+  }
+
+  async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {
+    const row = this.statements.byKey.get(context, key);
+    return row && toSubject(row);
+  }
+
+  async update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject> {
+    return this.db.transaction(() => {
+      const current = this.statements.get.get(context, write.uniqueId);
+      if (!current) throw new NotFound(`subject ${write.uniqueId} not found`);
+      if (expectedVersion !== undefined && current.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
+      this.statements.update.run(JSON.stringify(write.attributes), this.now().toISOString(), context, write.uniqueId);
+      this.claim(context, write);
+      return toSubject(this.statements.get.get(context, write.uniqueId)!);
+    })();
+  }
+
+  async delete(context: string, uniqueId: string): Promise<boolean> {
+    return this.db.transaction(() => {
+      const removed = this.statements.remove.run(context, uniqueId).changes > 0;
+      this.statements.removeKeys.run(context, uniqueId);
+      this.statements.removeValues.run(context, uniqueId);
+      return removed;
+    })();
+  }
+
+  async search(context: string, query: SearchQuery): Promise<SearchPage> {
+    const params: unknown[] = [context];
+    let where = 's.context = ?';
+    if (query.filter) where += ` AND (${filterToSql(query.filter, 'sqlite', params)})`;
+    if (query.text) {
+      const [low, high] = prefixRange(query.text.prefix);
+      // Driven by the subject_values index: a prefix range per search attribute.
+      where += ` AND s.id IN (SELECT v.subject_id FROM subject_values v WHERE v.context = ? AND v.name IN (${query.text.attributes
+        .map(() => '?')
+        .join(', ')}) AND v.value_lc >= ? AND v.value_lc < ?)`;
+      params.push(context, ...query.text.attributes, low, high);
+    }
+    const total = this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM subjects s WHERE ${where}`).get(...params)!.n;
+    const rows = this.db
+      .prepare<unknown[], Row>(`SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subjects s WHERE ${where} ORDER BY s.id LIMIT ? OFFSET ?`)
+      .all(...params, query.quantity, query.offset);
+    return { results: rows.map(toSubject), total };
+  }
+
+  async count(context: string): Promise<number> {
+    return this.statements.count.get(context)!.n;
+  }
+
+  async ping(): Promise<boolean> {
+    return this.db.open && this.db.prepare('SELECT 1').get() !== undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
+  /** For seeding benchmarks and demos: many writes in one transaction. */
+  bulkCreate(context: string, writes: SubjectWrite[]): void {
+    const at = this.now().toISOString();
+    this.db.transaction(() => {
+      for (const write of writes) {
+        this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), JSON.stringify(write.attributes), at, at);
+        this.claim(context, write);
+      }
+    })();
+  }
+}
+
+/** `unique:mail:x@y` → `mail`; `login:x` → `login name`: never echo another subject's value. */
+function describeKey(key: string): string {
+  const [kind, name] = key.split(':');
+  return kind === 'unique' ? name : 'login name';
+}

@@ -1,0 +1,164 @@
+import { Conflict, InvalidAttributes, InvalidRequest, NotFound } from '../../../common/src/errors';
+import type { ContextConfig } from '../config/types';
+import { checkPasswordPolicy } from '../passwords/password-policy';
+import type { PasswordHasher } from '../passwords/password-hasher';
+import { checkAttributes, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
+import { parseFilter } from './filter/parse';
+import type { SearchPage, SubjectStore, SubjectWrite } from './store';
+import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
+import { assertSubjectId } from './subject-id';
+
+export interface SearchParams {
+  search?: string;
+  filter?: string;
+  offset: number;
+  quantity: number;
+}
+
+/** Why a subject's sessions must end (SPEC section 4, "Lifetimes"). */
+export type SubjectChange = 'deleted' | 'disabled' | 'password';
+export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => void;
+
+/** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
+export const normaliseAnswer = (answer: string): string => fold(answer).replace(/\s+/g, ' ').trim();
+
+/**
+ * The subject operations, free of HTTP: validation against the context definition, hashing of
+ * secrets, uniqueness keys, and the store. Authorization happened before a call arrives here.
+ */
+export class SubjectService {
+  private readonly listeners: SubjectChangeListener[] = [];
+
+  constructor(
+    private readonly contexts: ReadonlyMap<string, { config: ContextConfig; store: SubjectStore }>,
+    private readonly hasher: PasswordHasher,
+    private readonly reservedIds: () => ReadonlySet<string>,
+  ) {}
+
+  onChange(listener: SubjectChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  context(id: string): { config: ContextConfig; store: SubjectStore } {
+    const found = this.contexts.get(id);
+    if (!found) throw new NotFound(`context ${id} not found`);
+    return found;
+  }
+
+  /** The subject as a reader may see it, write-only attributes removed. */
+  view(contextId: string, subject: StoredSubject): Subject {
+    return { uniqueId: subject.uniqueId, attributes: readable(this.context(contextId).config, subject.attributes) };
+  }
+
+  async create(contextId: string, uniqueId: unknown, input: AttributeInput, writer: Writer): Promise<StoredSubject> {
+    const { config, store } = this.context(contextId);
+    const id = assertSubjectId(uniqueId, 'subject.uniqueId');
+    if (this.reservedIds().has(fold(id))) throw new Conflict('this id is reserved');
+    const checked = checkAttributes(config, input, writer, true);
+    const attributes: Attributes = {};
+    for (const [name, definition] of Object.entries(config.definition.attributes)) {
+      if (definition.default !== undefined) attributes[name] = definition.default;
+    }
+    Object.assign(attributes, checked);
+    const missing = missingRequired(config, attributes);
+    if (missing.length) throw new InvalidAttributes('required attributes are missing', { errors: missing });
+    await this.protectSecrets(config, id, attributes, checked);
+    return store.create(contextId, this.toWrite(config, id, attributes));
+  }
+
+  async read(contextId: string, uniqueId: string): Promise<StoredSubject> {
+    const subject = await this.context(contextId).store.get(contextId, uniqueId);
+    if (!subject) throw new NotFound(`subject ${uniqueId} not found in ${contextId}`);
+    return subject;
+  }
+
+  /** Replaces the given attributes, removes those given as null, keeps the others. */
+  async update(
+    contextId: string,
+    uniqueId: string,
+    input: AttributeInput,
+    writer: Writer,
+    expectedVersion?: number,
+  ): Promise<StoredSubject> {
+    const { config, store } = this.context(contextId);
+    const current = await this.read(contextId, uniqueId);
+    const checked = checkAttributes(config, input, writer, false);
+    const attributes: Attributes = { ...current.attributes };
+    for (const [name, value] of Object.entries(checked)) {
+      if (value === null) delete attributes[name];
+      else attributes[name] = value;
+    }
+    await this.protectSecrets(config, uniqueId, attributes, checked);
+    const updated = await store.update(contextId, this.toWrite(config, uniqueId, attributes), expectedVersion);
+    const password = config.definition.password;
+    if (password && password in checked) this.emit(contextId, uniqueId, 'password');
+    if (checked.disabled === 'true' && current.attributes.disabled !== 'true') this.emit(contextId, uniqueId, 'disabled');
+    return updated;
+  }
+
+  /** Stores a new password hash without the mutability rules (the password endpoints use it). */
+  async setPasswordHash(contextId: string, uniqueId: string, hash: string, changedBy: 'self' | 'reset' | 'upgrade'): Promise<void> {
+    const { config, store } = this.context(contextId);
+    const name = config.definition.password;
+    if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
+    const current = await this.read(contextId, uniqueId);
+    const attributes = { ...current.attributes, [name]: hash };
+    await store.update(contextId, this.toWrite(config, uniqueId, attributes));
+    if (changedBy !== 'upgrade') this.emit(contextId, uniqueId, 'password');
+  }
+
+  async delete(contextId: string, uniqueId: string): Promise<void> {
+    const removed = await this.context(contextId).store.delete(contextId, uniqueId);
+    if (!removed) throw new NotFound(`subject ${uniqueId} not found in ${contextId}`);
+    this.emit(contextId, uniqueId, 'deleted');
+  }
+
+  async search(contextId: string, params: SearchParams): Promise<SearchPage> {
+    const { config, store } = this.context(contextId);
+    const defined = config.definition.attributes;
+    const isReadable = (name: string) => name === 'uniqueId' || (Object.hasOwn(defined, name) && defined[name].mutability !== 'writeOnly');
+    const filter = params.filter === undefined ? undefined : parseFilter(params.filter, isReadable);
+    const text = params.search?.trim() ? { prefix: fold(params.search.trim()), attributes: config.searchAttributes } : undefined;
+    return store.search(contextId, { filter, text, offset: params.offset, quantity: params.quantity });
+  }
+
+  /** The one subject a login name designates: its uniqueId or a `definition.authenid` value. */
+  async findByLoginName(contextId: string, name: string): Promise<StoredSubject | undefined> {
+    const { store } = this.context(contextId);
+    return store.findByKey(contextId, `login:${fold(name)}`);
+  }
+
+  private async protectSecrets(config: ContextConfig, uniqueId: string, attributes: Attributes, given: Record<string, unknown>): Promise<void> {
+    const password = config.definition.password;
+    if (password && typeof given[password] === 'string') {
+      checkPasswordPolicy(given[password] as string, { userId: uniqueId, attributes });
+      attributes[password] = await this.hasher.hash(given[password] as string);
+    }
+    const answers = config.forgottenPassword.answersAttribute;
+    if (config.forgottenPassword.enabled && Array.isArray(given[answers])) {
+      attributes[answers] = await Promise.all((given[answers] as string[]).map((a) => this.hasher.hash(normaliseAnswer(a))));
+    }
+  }
+
+  private toWrite(config: ContextConfig, uniqueId: string, attributes: Attributes): SubjectWrite {
+    const defined = config.definition.attributes;
+    const keys = [`login:${fold(uniqueId)}`];
+    for (const name of config.definition.authenid) {
+      if (name !== 'uniqueId') for (const v of valuesOf(attributes[name])) keys.push(`login:${fold(v)}`);
+    }
+    const indexed: Array<[string, string]> = [['uniqueId', fold(uniqueId)]];
+    for (const [name, value] of Object.entries(attributes)) {
+      const definition = defined[name];
+      if (!definition || definition.mutability === 'writeOnly') continue;
+      for (const v of valuesOf(value)) {
+        indexed.push([name, fold(v)]);
+        if (definition.unique) keys.push(`unique:${name}:${fold(v)}`);
+      }
+    }
+    return { uniqueId, attributes, keys: [...new Set(keys)], indexed };
+  }
+
+  private emit(contextId: string, uniqueId: string, change: SubjectChange): void {
+    for (const listener of this.listeners) listener(contextId, uniqueId, change);
+  }
+}
