@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildConfig, ConfigError, loadConfigFile } from '../../server/src/config/load';
+import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import { startTestServer, testConfigDocument, TEST_HASH } from '../helpers/core-server';
+
+let dir: string;
+let valid: Record<string, unknown>;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'svc-config-'));
+  valid = await testConfigDocument(dir, new PasswordHasher({ ...TEST_HASH, precomputeDummy: false }));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function problemsOf(doc: unknown, env: NodeJS.ProcessEnv = {}): string[] {
+  try {
+    buildConfig(doc, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+test('the demo-shaped document is valid, with defaults filled in and frozen', () => {
+  const config = buildConfig(valid, {});
+  expect(config.global['session.idle']).toBe(1800);
+  expect(config.global['authz.denyStatus']).toBe(401);
+  expect(config.global['body.limit']).toBe(1024 * 1024);
+  expect(config.clients.find((c) => c.id === 'svc-api')!.secret).toHaveLength(1);
+  expect(Object.isFrozen(config.clients)).toBe(true);
+});
+
+test('every error is reported by its path', () => {
+  const doc = structuredClone(valid) as { clients: Array<Record<string, unknown>>; global?: Record<string, unknown>; contexts: Array<Record<string, unknown>> };
+  (doc.clients[2].authenticators as string[])[0] = 'x';
+  doc.clients[1].secret = 'too-short';
+  doc.global = { 'authz.denyStatus': 402 };
+  const problems = problemsOf(doc);
+  expect(problems).toEqual(expect.arrayContaining(['global.authz.denyStatus: must be one of [401,403]']));
+  const semantic = structuredClone(valid) as typeof doc;
+  (semantic.clients[2].authenticators as string[])[0] = 'x';
+  semantic.clients[1].secret = 'too-short';
+  expect(problemsOf(semantic)).toEqual(
+    expect.arrayContaining(['clients[2].authenticators[0]: unknown authenticator "x"', expect.stringMatching(/^clients\[1\]\.secret: must be at least 43 characters/)]),
+  );
+  const unknown = { ...structuredClone(valid), colour: 'blue' };
+  expect(problemsOf(unknown)).toEqual(['(root): unknown property "colour"']);
+});
+
+test('${ENV} is substituted, and a missing variable is an error by path', () => {
+  const doc = structuredClone(valid) as { clients: Array<Record<string, unknown>> };
+  doc.clients[2].secret = '${API_SECRET}';
+  expect(buildConfig(doc, { API_SECRET: 'x'.repeat(43) }).clients[2].secret).toEqual(['x'.repeat(43)]);
+  expect(problemsOf(doc, {})).toEqual(['clients[2].secret: environment variable API_SECRET is not set']);
+});
+
+test('a file that is not JSON names the file', () => {
+  const file = join(dir, 'broken.json');
+  writeFileSync(file, '{ "contexts": [');
+  expect(() => loadConfigFile(file)).toThrow(/broken\.json is not valid JSON/);
+});
+
+test('a bad reload is refused and the running configuration stays', async () => {
+  const server = await startTestServer();
+  try {
+    const good = join(dir, 'good.json');
+    const doc = structuredClone(valid) as { global?: Record<string, unknown> };
+    doc.global = { 'authz.denyStatus': 403 };
+    writeFileSync(good, JSON.stringify(doc));
+    expect(server.reload(good)).toEqual({ ok: true });
+    expect(server.core.config.global['authz.denyStatus']).toBe(403);
+
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ ...doc, clients: [{ id: 'x', authenticators: ['nope'], contexts: ['employees'] }] }));
+    const result = server.reload(bad);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.problems).toEqual(expect.arrayContaining(['clients[0].authenticators[0]: unknown authenticator "nope"']));
+    expect(server.core.config.global['authz.denyStatus']).toBe(403);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  } finally {
+    await server.stop();
+  }
+});
