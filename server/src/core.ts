@@ -12,6 +12,7 @@ import { MemorySessionStore } from './sessions/memory-session-store';
 import { SessionManager } from './sessions/session-manager';
 import type { Session } from './sessions/session';
 import type { SessionStore } from './sessions/session-store';
+import type { NonceStore } from '../../common/src/nonce-store';
 import { MemorySubjectStore } from './subjects/memory-store';
 import { SqliteSubjectStore } from './subjects/sqlite-store';
 import type { SubjectStore } from './subjects/store';
@@ -46,6 +47,8 @@ export class Core {
   readonly audit: Audit;
   readonly hasher: PasswordHasher;
   readonly sessions: SessionManager;
+  /** The session store's replay cache: clientcred nonces are shared wherever the store is shared. */
+  readonly nonces: NonceStore;
   readonly subjects: SubjectService;
   readonly now: () => number;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
@@ -58,6 +61,7 @@ export class Core {
     this.audit = new Audit(this.log, this.metrics);
     this.hasher = options.hasher ?? new PasswordHasher(config.passwords);
     const store = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
+    this.nonces = store;
     this.sessions = new SessionManager({
       store,
       idleSeconds: config.global['session.idle'],
@@ -105,6 +109,7 @@ export class Core {
         hasher: this.hasher,
         audit: this.audit,
         config: () => this.derived.config,
+        now: this.now,
       }),
       reserved,
     };

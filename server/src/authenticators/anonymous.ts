@@ -1,7 +1,11 @@
 import type { AuthenticatorConfig } from '../config/types';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from './authenticator';
 
-/** Always succeeds, with no principal; tried only when the request carries no credentials. */
+/**
+ * Always succeeds, with no principal; tried only when the request carries no credentials. The
+ * `svcid` header is not a credential here: an untrusted one is ignored (SPEC section 4), so it must
+ * not stop a request from getting its anonymous session.
+ */
 export class AnonymousAuthenticator implements Authenticator {
   readonly kind = 'Anonymous';
   readonly sessionType;
@@ -12,7 +16,7 @@ export class AnonymousAuthenticator implements Authenticator {
 
   applies(request: AuthenticationRequest): boolean {
     const c = request.credentials;
-    return !c.has('user') && !c.has('password') && !c.has('token') && !c.has('header');
+    return !c.has('user') && !c.has('password') && !c.has('token');
   }
 
   async authenticate(): Promise<AuthenticationResult> {

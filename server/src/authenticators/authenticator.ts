@@ -48,4 +48,9 @@ export interface Authenticator {
   readonly sessionType: SessionType;
   applies(request: AuthenticationRequest): boolean;
   authenticate(request: AuthenticationRequest): Promise<AuthenticationResult | null>;
+  /**
+   * The principal a login name designates, without checking any secret: lockout is keyed by the
+   * resolved subject rather than by the spelling of its name (SPEC section 4).
+   */
+  resolveName?(user: string): Promise<Principal | undefined>;
 }
