@@ -2,18 +2,56 @@ import { AccessDenied } from '../../../common/src/errors';
 import type { Operation } from '../config/types';
 import type { Core } from '../core';
 import type { DecisionResult } from '../policy/policy-decision-point';
+import type { Session } from '../sessions/session';
 import type { RequestState } from './request-state';
+
+/**
+ * Roles per session object. The authentication filter resolves a fresh Session object for every
+ * request, so this is a per-request memo: one store read however many decisions a request needs
+ * (the check, `exists`, OPTIONS, a batch of evaluations), yet a demotion still counts at the next
+ * request. Weak, so nothing outlives the request.
+ */
+const rolesMemo = new WeakMap<Session, Promise<readonly string[]>>();
+
+export function rolesFor(core: Core, session: Session): Promise<readonly string[]> {
+  let roles = rolesMemo.get(session);
+  if (!roles) {
+    roles = core.rolesOf(session);
+    rolesMemo.set(session, roles);
+    // A failed read must not be remembered: the next decision tries again.
+    roles.catch(() => rolesMemo.delete(session));
+  }
+  return roles;
+}
+
+/** SYSTEM and admins see the deciding policy's id in check answers; others only allowed/denied. */
+export async function isPrivileged(core: Core, session: Session): Promise<boolean> {
+  return session.type === 'SYSTEM' || (await rolesFor(core, session)).includes('admin');
+}
+
+export interface DecideOptions {
+  /**
+   * A discovery question (OPTIONS, `exists`): answered by the same PDP but neither audited nor
+   * counted, since nothing was refused to anyone.
+   */
+  quiet?: boolean;
+  /** Decide for this session instead of the request's (AuthZEN from a SYSTEM session). */
+  as?: Session;
+}
 
 /**
  * Asks the policy decision point about one operation on one target for this request's session,
  * with the principal's roles read fresh, and counts the answer. Both the real request and every
  * form of the check come through here.
  */
-export async function decide(core: Core, state: RequestState, operation: Operation, target: string): Promise<DecisionResult> {
-  const roles = await core.rolesOf(state.session);
-  const result = core.pdp.decide({ session: state.session, roles, operation, target });
+export async function decide(core: Core, state: RequestState, operation: Operation, target: string, options: DecideOptions = {}): Promise<DecisionResult> {
+  const session = options.as ?? state.session;
+  const roles = await rolesFor(core, session);
+  const result = core.pdp.decide({ session, roles, operation, target });
+  if (options.quiet) return result;
   core.metrics.decisions.inc({ decision: result.decision, operation });
   if (result.decision === 'DENY') {
+    const principalOf = (s: Session) => (s.principal ? `${s.principal.contextId}/${s.principal.uniqueId}` : undefined);
     core.audit.record({
       event: 'access_denied',
       outcome: 'failure',
@@ -22,7 +60,8 @@ export async function decide(core: Core, state: RequestState, operation: Operati
       target,
       session: state.session.handle,
       client: state.session.clientId,
-      principal: state.session.principal ? `${state.session.principal.contextId}/${state.session.principal.uniqueId}` : undefined,
+      principal: principalOf(state.session),
+      ...(options.as ? { evaluatedFor: principalOf(options.as) } : {}),
       peer: state.peer,
     });
   }

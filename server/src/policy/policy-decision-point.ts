@@ -1,6 +1,6 @@
-import type { Operation, PolicyConfig, SvcConfig } from '../config/types';
+import type { Operation, PolicyConfig, SessionType, SvcConfig } from '../config/types';
 import type { Session } from '../sessions/session';
-import { compileTarget, type TargetMatcher } from './target-pattern';
+import { compileTarget, literalTarget, type TargetMatcher } from './target-pattern';
 
 export type Decision = 'ALLOW' | 'DENY';
 
@@ -28,6 +28,20 @@ interface CompiledPolicy {
   targets: TargetMatcher[];
 }
 
+const ALL_OPERATIONS: Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'];
+const ALL_SESSIONS: SessionType[] = ['INTERNAL', 'ANON', 'USER', 'SYSTEM'];
+
+function compile(config: PolicyConfig, targets: TargetMatcher[] = config.targets.map(compileTarget)): CompiledPolicy {
+  return {
+    config,
+    sessionTypes: new Set(config.sessionTypes),
+    operations: new Set(config.operations),
+    clients: config.clients && new Set(config.clients),
+    roles: config.roles,
+    targets,
+  };
+}
+
 /**
  * The one policy decision point (SPEC section 6). Pure: it knows nothing of HTTP, stores or
  * sessions beyond the values handed in, so the real request and the check get the same answer by
@@ -36,19 +50,13 @@ interface CompiledPolicy {
 export class PolicyDecisionPoint {
   private readonly policies: CompiledPolicy[];
 
-  constructor(policies: readonly PolicyConfig[]) {
-    this.policies = policies.map((config) => ({
-      config,
-      sessionTypes: new Set(config.sessionTypes),
-      operations: new Set(config.operations),
-      clients: config.clients && new Set(config.clients),
-      roles: config.roles,
-      targets: config.targets.map(compileTarget),
-    }));
+  constructor(policies: readonly PolicyConfig[], guards: readonly CompiledPolicy[] = []) {
+    this.policies = [...policies.map((config) => compile(config)), ...guards];
   }
 
-  static fromConfig(config: SvcConfig): PolicyDecisionPoint {
-    return new PolicyDecisionPoint([...config.policies, ...reservedIdPolicy(config)]);
+  /** The configured policies plus the seed's fixed rules, which no configuration can lift. */
+  static fromConfig(config: Pick<SvcConfig, 'policies' | 'reservedIds' | 'system'>): PolicyDecisionPoint {
+    return new PolicyDecisionPoint(config.policies, [...reservedIdGuard(config), configGuard()]);
   }
 
   decide(request: DecisionRequest): DecisionResult {
@@ -71,17 +79,26 @@ export class PolicyDecisionPoint {
   }
 }
 
-/** Nobody may UPDATE or DELETE a reserved id (the system user's id among them), whatever the policies say. */
-function reservedIdPolicy(config: Pick<SvcConfig, 'reservedIds' | 'system'>): PolicyConfig[] {
+/**
+ * Nobody may UPDATE or DELETE a reserved id (the system user's id among them), nor anything below
+ * it (its password), whatever the policies say. The ids are matched literally: `reservedIds` is
+ * free text in the configuration and must never be read as a pattern.
+ */
+function reservedIdGuard(config: Pick<SvcConfig, 'reservedIds' | 'system'>): CompiledPolicy[] {
   const reserved = [...config.reservedIds, ...(config.system ? [config.system.userId] : [])];
   if (!reserved.length) return [];
-  return [
-    {
-      id: 'reserved-ids-are-protected',
-      effect: 'deny',
-      sessionTypes: ['INTERNAL', 'ANON', 'USER', 'SYSTEM'],
-      operations: ['UPDATE', 'DELETE'],
-      targets: reserved.map((id) => `contexts/./subjects/${id}`),
-    },
-  ];
+  const targets = reserved.flatMap((id) => [literalTarget(['contexts', null, 'subjects', id]), literalTarget(['contexts', null, 'subjects', id], true)]);
+  const policy: PolicyConfig = {
+    id: 'reserved-ids-are-protected',
+    effect: 'deny',
+    sessionTypes: ALL_SESSIONS,
+    operations: ['UPDATE', 'DELETE'],
+    targets: reserved.map((id) => `contexts/./subjects/${id}`),
+  };
+  return [compile(policy, targets)];
+}
+
+/** The configuration area is SYSTEM's alone (seed 4.4), even if a configured policy says otherwise. */
+function configGuard(): CompiledPolicy {
+  return compile({ id: 'config-is-system-only', effect: 'deny', sessionTypes: ['INTERNAL', 'ANON', 'USER'], operations: ALL_OPERATIONS, targets: ['config', 'config/*'] });
 }

@@ -57,3 +57,14 @@ export function compileTarget(pattern: string): TargetMatcher {
     return true;
   };
 }
+
+/**
+ * A matcher of literal segments (`null` = any one segment), optionally followed by one or more
+ * further segments. For targets built from configuration text that must not be read as a pattern.
+ */
+export function literalTarget(parts: ReadonlyArray<string | null>, below = false): TargetMatcher {
+  return (target) => {
+    if (below ? target.length <= parts.length : target.length !== parts.length) return false;
+    return parts.every((part, i) => part === null || target[i] === part);
+  };
+}

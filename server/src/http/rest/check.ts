@@ -3,7 +3,7 @@ import { InvalidOperation } from '../../../../common/src/errors';
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import { OPERATIONS, type Operation } from '../../config/types';
 import type { Core } from '../../core';
-import { decide } from '../authorize';
+import { decide, isPrivileged } from '../authorize';
 import { sendDocument } from '../respond';
 import { CHECK_METHOD, type Resource } from './resources';
 
@@ -29,7 +29,8 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
     });
     if (values.length !== 1 || typeof values[0] !== 'string') throw new InvalidOperation('isAllowed must be given once');
     asked = values[0];
-    form = req.method === 'GET' ? 3 : 2;
+    // HEAD is GET without a body, so a HEAD with isAllowed is form 3 too.
+    form = req.method === 'GET' || req.method === 'HEAD' ? 3 : 2;
   } else if (req.method === 'HEAD' && req.headers['x-operation'] !== undefined) {
     asked = String(req.headers['x-operation']);
     form = 1;
@@ -49,30 +50,55 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
 
 /**
  * Answers a check: exactly what the real request would meet at authorization, never performing
- * it (no write, no side effect, whatever the method or body).
+ * it (no write, no side effect, whatever the method or body). HEAD (form 1) has no body, so it
+ * costs one decision and nothing else.
  */
 export async function answerCheck(core: Core, req: Request, res: Response, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<void> {
   const state = req.svc;
   const result = await decide(core, state, operation, target);
   const allowed = result.decision === 'ALLOW';
-  const privileged = state.session.type === 'SYSTEM' || (await core.rolesOf(state.session)).includes('admin');
-  const body: Record<string, unknown> = {
-    decision: result.decision,
-    operation,
-    resource: target,
-    sessionType: state.session.type === 'INTERNAL' ? 'ANON' : state.session.type,
-    reason: privileged ? result.policy : allowed ? 'allowed' : 'denied',
-  };
-  if (subjectId !== undefined) {
-    const readTarget = `contexts/${contextId}/subjects/${subjectId}`;
-    const mayRead = operation === 'READ' ? allowed : (await core.pdp.decide({ session: state.session, roles: await core.rolesOf(state.session), operation: 'READ', target: readTarget })).decision === 'ALLOW';
-    if (mayRead) body.exists = (await core.subjects.context(contextId).store.get(contextId, subjectId)) !== undefined;
-  }
   res.setHeader('X-Svc-Decision', result.decision);
   res.setHeader('Cache-Control', 'no-store');
   if (!allowed) {
     const code = state.sessionExpired ? 'session_expired' : 'access_denied';
     res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="${code}"`);
   }
-  sendDocument(req, res, allowed ? 200 : core.config.global['authz.denyStatus'], body as WireDocument, { xmlRoot: 'check' });
+  const status = allowed ? 200 : core.config.global['authz.denyStatus'];
+  if (req.method === 'HEAD') {
+    res.status(status).end();
+    return;
+  }
+  const body: Record<string, unknown> = {
+    decision: result.decision,
+    operation,
+    resource: target,
+    sessionType: state.session.type === 'INTERNAL' ? 'ANON' : state.session.type,
+    reason: (await isPrivileged(core, state.session)) ? result.policy : allowed ? 'allowed' : 'denied',
+  };
+  if (subjectId !== undefined) {
+    // `exists` would leak existence to whoever may not READ the subject, so it is asked of the PDP too.
+    const mayRead = operation === 'READ' ? allowed : (await decide(core, state, 'READ', target, { quiet: true })).decision === 'ALLOW';
+    if (mayRead) body.exists = (await core.subjects.context(contextId).store.get(contextId, subjectId)) !== undefined;
+  }
+  sendDocument(req, res, status, body as WireDocument, { xmlRoot: 'check' });
+}
+
+/**
+ * OPTIONS on a resource path (beyond the seed): `Allow` lists the methods this principal may use
+ * there, each decided by the PDP exactly as the real request would be; OPTIONS is always allowed
+ * and HEAD whenever GET is. The body lists the allowed operations.
+ */
+export async function answerOptions(core: Core, req: Request, res: Response, resource: Resource, target: string): Promise<void> {
+  const methods: string[] = [];
+  const operations: Operation[] = [];
+  for (const [method, operation] of Object.entries(resource.methods) as Array<[string, Operation]>) {
+    if ((await decide(core, req.svc, operation, target, { quiet: true })).decision !== 'ALLOW') continue;
+    methods.push(method, ...(method === 'GET' ? ['HEAD'] : []));
+    if (!operations.includes(operation)) operations.push(operation);
+  }
+  methods.push('OPTIONS');
+  res.setHeader('Allow', methods.join(', '));
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Vary', 'Cookie');
+  sendDocument(req, res, 200, { resource: target, operations, methods } as unknown as WireDocument, { xmlRoot: 'options' });
 }

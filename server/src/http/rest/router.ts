@@ -8,7 +8,7 @@ import { assertSubjectId } from '../../subjects/subject-id';
 import { authorize } from '../authorize';
 import { rawBody } from '../body';
 import { sendDocument } from '../respond';
-import { answerCheck, checkedOperation } from './check';
+import { answerCheck, answerOptions, checkedOperation } from './check';
 import { RESOURCES, type Resource } from './resources';
 import * as subjects from './subject-handlers';
 
@@ -60,13 +60,14 @@ export function restRouter(core: Core): Router {
       const target = resource.target(p);
       const checked = checkedOperation(req, resource);
       if (checked) return answerCheck(core, req, res, checked, target, p.contextId, p.subjectId);
+      if (req.method === 'OPTIONS') return answerOptions(core, req, res, resource, target);
       const method = req.method === 'HEAD' ? 'GET' : req.method;
       const operation = resource.methods[method as keyof Resource['methods']];
       if (!operation) {
         res.setHeader('Allow', [...Object.keys(resource.methods), ...(resource.methods.GET ? ['HEAD'] : [])].join(', '));
         throw new MethodNotAllowed(`${req.method} is not supported here`);
       }
-      if (resource.kind !== 'contexts') await authorize(core, req.svc, operation, target);
+      await authorize(core, req.svc, operation, target);
       return perform(core, resource, operation, req, res, p);
     });
   }
@@ -77,7 +78,8 @@ export function restRouter(core: Core): Router {
     const byMethod: Record<string, Operation | undefined> = collection
       ? { POST: 'CREATE', GET: 'SEARCH' }
       : { GET: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' };
-    const operation = byMethod[req.method];
+    // HEAD is GET without a body: the same question, answered with headers only.
+    const operation = byMethod[req.method === 'HEAD' ? 'GET' : req.method];
     if (!operation) throw new MethodNotAllowed(`${req.method} does not name an operation here`);
     const target = collection ? `contexts/${p.contextId}/subjects` : `contexts/${p.contextId}/subjects/${p.subjectId}`;
     return answerCheck(core, req, res, operation, target, p.contextId, p.subjectId);
