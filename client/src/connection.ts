@@ -1,0 +1,277 @@
+/**
+ * A connection to the core (seed 5.3): opened in one of three kinds, XML on the wire, one session
+ * cookie, and one transparent re-login when the server says the session is gone.
+ *
+ * @example
+ *   const conn = await Connection.open({ kind: 'password', user: 'alice', password }, { config: { baseUrl, clientId: 'svc-web' } });
+ *   const bob = await conn.get('bob');
+ *   if (await conn.isAllowed('DELETE', 'bob')) await conn.delete('bob');
+ *   await conn.close();
+ */
+import { ClientSealer } from './clientcred/sealer';
+import { loadClientConfig, validateClientConfig, type ClientConfig, type ConfigSources } from './config';
+import { decodeCheck, decodeContexts, decodeProblem, decodeSearch, decodeSession, decodeSubject } from './decode';
+import { SvcSessionError, clientFailure, errorFromProblem, type SvcClientError } from './errors';
+import { HttpTransport, type TransportOptions, type WireRequest, type WireResponse } from './http-transport';
+import { checkCredentials, loginForm, type Credentials } from './login';
+import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject } from './types';
+
+export interface ConnectionOptions extends TransportOptions {
+  /** The configuration, or where to read it; default: the environment (see config.ts). */
+  config?: ClientConfig | ConfigSources;
+  /** The context to start in; default the one the server marks default, else the first listed. */
+  contextId?: string;
+}
+
+/** What a caller may persist to carry a session over to another process (the CLI). Secret: the cookie. */
+export interface SavedSession {
+  kind: Credentials['kind'];
+  baseUrl: string;
+  clientId?: string;
+  cookie: string;
+  contextId: string;
+}
+
+const SESSION_CODES = new Set(['authentication_required', 'session_expired']);
+const seg = encodeURIComponent;
+
+export class Connection {
+  readonly kind: ConnectionKind;
+  readonly config: ClientConfig;
+  readonly #transport: HttpTransport;
+  readonly #credentials: Credentials | undefined;
+  readonly #sealer: ClientSealer | undefined;
+  #contexts: ContextInfo[] = [];
+  #contextId = '';
+  /** Bumped by every login, so concurrent requests refused for one dead session log in once. */
+  #generation = 0;
+  #reopening: Promise<void> | undefined;
+
+  private constructor(config: ClientConfig, credentials: Credentials | undefined, options: ConnectionOptions, resumedKind: ConnectionKind = 'anonymous') {
+    this.config = config;
+    this.kind = credentials?.kind ?? resumedKind;
+    this.#credentials = credentials;
+    // PBKDF2 runs once per connection, not per login.
+    this.#sealer = config.secret !== undefined && config.clientId !== undefined ? new ClientSealer(config.clientId, config.secret) : undefined;
+    this.#transport = new HttpTransport(config.baseUrl, options);
+  }
+
+  /** Logs in (POST {base}/login) and selects the starting context. */
+  static async open(credentials: Credentials, options: ConnectionOptions = {}): Promise<Connection> {
+    const config = resolveConfig(options.config);
+    checkCredentials(credentials, config);
+    const conn = new Connection(config, credentials, options);
+    try {
+      await conn.#login();
+      await conn.#selectContext(options.contextId);
+    } catch (error) {
+      await conn.#transport.close();
+      throw error;
+    }
+    return conn;
+  }
+
+  /** Continues a saved session. It holds no credentials, so it cannot log in again: an ended session is a SvcSessionError. */
+  static async resume(saved: SavedSession, options: Omit<ConnectionOptions, 'config'> = {}): Promise<Connection> {
+    const config = validateClientConfig({ baseUrl: saved.baseUrl, clientId: saved.clientId });
+    const conn = new Connection(config, undefined, options, saved.kind);
+    conn.#transport.sessionCookie = saved.cookie;
+    try {
+      await conn.#selectContext(options.contextId ?? saved.contextId);
+    } catch (error) {
+      await conn.#transport.close();
+      throw error;
+    }
+    return conn;
+  }
+
+  /** The current context id: where get, search, create, update, delete and the check go. */
+  get contextId(): string {
+    return this.#contextId;
+  }
+
+  /** Switches context; only to one of `availableContexts` (TypeError otherwise). */
+  set contextId(id: string) {
+    if (!this.#contexts.some((c) => c.id === id)) throw new TypeError(`svc client: context "${id}" is not available to this client (${this.availableContexts.join(', ')})`);
+    this.#contextId = id;
+  }
+
+  /** The context ids listed when the connection opened (see `contexts()` for a fresh list). */
+  get availableContexts(): string[] {
+    return this.#contexts.map((c) => c.id);
+  }
+
+  /** The session to persist; it holds the cookie, a credential: store it readable by its owner only. */
+  exportSession(): SavedSession {
+    const cookie = this.#transport.sessionCookie;
+    if (cookie === undefined) throw new TypeError('svc client: the connection has no session');
+    return { kind: this.kind, baseUrl: this.config.baseUrl, ...(this.config.clientId ? { clientId: this.config.clientId } : {}), cookie, contextId: this.#contextId };
+  }
+
+  /** The session structure (GET {base}/resources/session). */
+  async session(): Promise<SessionInfo> {
+    return decodeSession((await this.#call({ method: 'GET', path: '/resources/session' }, [200])).document);
+  }
+
+  /** The contexts this client may use (GET {base}/resources/contexts). */
+  async contexts(): Promise<ContextInfo[]> {
+    this.#contexts = decodeContexts((await this.#call({ method: 'GET', path: '/resources/contexts' }, [200])).document);
+    return this.#contexts.map((c) => ({ ...c }));
+  }
+
+  async get(subjectId: string): Promise<Subject> {
+    return withEtag(await this.#call({ method: 'GET', path: this.#subjectPath(subjectId) }, [200]));
+  }
+
+  async search(query: SearchQuery = {}): Promise<SearchPage> {
+    const { search, filter, offset, quantity } = query;
+    return decodeSearch((await this.#call({ method: 'GET', path: this.#subjectsPath(), query: { search, filter, offset, quantity } }, [200])).document);
+  }
+
+  async create(subject: Subject): Promise<Subject> {
+    const body = { subject: { uniqueId: subject.uniqueId, attributes: subject.attributes } };
+    return withEtag(await this.#call({ method: 'POST', path: this.#subjectsPath(), body }, [201]));
+  }
+
+  /** Replaces the attributes given (`null` removes one); `ifMatch` (an ETag from get) guards against lost updates. */
+  async update(subjectId: string, changes: AttributeChanges, options: { ifMatch?: string } = {}): Promise<Subject> {
+    const headers = options.ifMatch === undefined ? undefined : { 'if-match': options.ifMatch };
+    return withEtag(await this.#call({ method: 'PUT', path: this.#subjectPath(subjectId), body: { subject: { attributes: changes } }, headers }, [200]));
+  }
+
+  async delete(subjectId: string): Promise<void> {
+    await this.#call({ method: 'DELETE', path: this.#subjectPath(subjectId) }, [204]);
+  }
+
+  /**
+   * The check (seed 4.1, form 3: GET with ?isAllowed=OP): would the operation be allowed now?
+   * CREATE and SEARCH address the collection, READ, UPDATE and DELETE a subject. Nothing is performed.
+   */
+  async check(operation: Operation, subjectId?: string): Promise<CheckDecision> {
+    if (!OPERATIONS.includes(operation)) throw new TypeError(`svc client: unknown operation ${String(operation)}`);
+    const path = subjectId === undefined ? this.#subjectsPath() : this.#subjectPath(subjectId);
+    const deny = (r: WireResponse) => decisionHeader(r) === 'DENY' && !isSessionProblem(r);
+    const res = await this.#call({ method: 'GET', path, query: { isAllowed: operation } }, [200], deny);
+    return decodeCheck(res.document);
+  }
+
+  /** `check(...).allowed`: 200 ALLOW is true; a 401/403 DENY is false; anything else throws. */
+  async isAllowed(operation: Operation, subjectId?: string): Promise<boolean> {
+    return (await this.check(operation, subjectId)).allowed;
+  }
+
+  /** Logs out (POST {base}/logout) and releases the sockets. Safe to call twice. */
+  async close(): Promise<void> {
+    try {
+      if (this.#transport.sessionCookie !== undefined) {
+        const res = await this.#transport.send({ method: 'POST', path: '/logout', form: {} });
+        // An already ended session has nothing left to end; any other refusal is reported.
+        if (res.status >= 400 && !isSessionProblem(res)) throw errorOf(res);
+      }
+    } finally {
+      this.#transport.sessionCookie = undefined;
+      await this.#transport.close();
+    }
+  }
+
+  #subjectsPath(): string {
+    return `/resources/contexts/${seg(this.#contextId)}/subjects`;
+  }
+
+  #subjectPath(subjectId: string): string {
+    if (typeof subjectId !== 'string' || subjectId === '') throw new TypeError('svc client: subjectId must be a non-empty string');
+    return `${this.#subjectsPath()}/${seg(subjectId)}`;
+  }
+
+  async #selectContext(wanted: string | undefined): Promise<void> {
+    const contexts = await this.contexts();
+    if (wanted !== undefined) this.contextId = wanted;
+    else this.#contextId = (contexts.find((c) => c.default) ?? contexts[0])?.id ?? '';
+  }
+
+  /**
+   * Sends, logs in again once when the session is gone, and turns refusals into typed errors.
+   * `accept` says which other answers are results rather than errors (the check's DENY).
+   */
+  async #call(req: WireRequest, ok: number[], accept: (res: WireResponse) => boolean = () => false): Promise<WireResponse> {
+    let retried = false;
+    for (;;) {
+      const generation = this.#generation;
+      const res = await this.#transport.send(req);
+      // A logged-in session that the server replaced (an ended one gets a default-client session):
+      // the answer was computed for the wrong principal, so a safe request is asked again.
+      const replaced = res.cookieReplaced && this.kind !== 'anonymous';
+      const gone = isSessionProblem(res) || (replaced && req.method === 'GET');
+      if (gone && !retried && this.#credentials) {
+        retried = true;
+        await this.#reopen(generation);
+        continue;
+      }
+      if (replaced) {
+        if (!this.#credentials) throw new SvcSessionError(res.status, 'session_expired', { title: 'Session expired', detail: 'the saved session has ended; log in again' });
+        await this.#reopen(generation);
+      }
+      if (ok.includes(res.status) || accept(res)) return res;
+      throw errorOf(res);
+    }
+  }
+
+  /** One login for all the requests that met the same dead session. */
+  async #reopen(generation: number): Promise<void> {
+    if (generation !== this.#generation) return;
+    this.#reopening ??= this.#login().finally(() => {
+      this.#reopening = undefined;
+    });
+    await this.#reopening;
+  }
+
+  async #login(): Promise<void> {
+    const credentials = this.#credentials;
+    if (!credentials) throw new TypeError('svc client: a resumed session cannot log in');
+    this.#transport.sessionCookie = undefined; // a fresh session; the old one is dead or about to be
+    let res: WireResponse;
+    if (credentials.kind === 'anonymous' && this.config.clientId === undefined) {
+      // No client: the server's default client makes the anonymous session on any request.
+      res = await this.#transport.send({ method: 'GET', path: '/resources/session' });
+    } else {
+      res = await this.#transport.send({ method: 'POST', path: '/login', form: loginForm(this.config, this.#sealer, credentials) });
+    }
+    if (res.status !== 200) throw errorOf(res);
+    if (this.#transport.sessionCookie === undefined) throw clientFailure('bad_response', 'the login answer set no session cookie', res.status);
+    this.#generation++;
+  }
+}
+
+function resolveConfig(config: ClientConfig | ConfigSources | undefined): ClientConfig {
+  if (config && 'baseUrl' in config && typeof config.baseUrl === 'string') return validateClientConfig(config);
+  return loadClientConfig(config as ConfigSources | undefined);
+}
+
+/** The typed error of a refusal; a check's DENY for a dead session has no problem body, only its challenge. */
+function errorOf(res: WireResponse): SvcClientError {
+  if (res.status >= 300 && res.status < 400) return clientFailure('bad_response', `unexpected redirect (${res.status})`, res.status);
+  const problem = decodeProblem(res.document, res.status);
+  if (typeof problem.code !== 'string' && isSessionProblem(res)) problem.code = 'session_expired';
+  return errorFromProblem(res.status, problem);
+}
+
+function decisionHeader(res: WireResponse): string | undefined {
+  const value = res.headers['x-svc-decision'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** authentication_required or session_expired, from the problem's code or, for a check's DENY, the challenge. */
+function isSessionProblem(res: WireResponse): boolean {
+  if (res.status !== 401 && res.status !== 403) return false;
+  const problem = res.document?.problem ?? res.document;
+  const code = problem && typeof problem === 'object' && !Array.isArray(problem) ? problem.code : undefined;
+  if (typeof code === 'string' && SESSION_CODES.has(code)) return true;
+  const challenge = res.headers['www-authenticate'];
+  return /error="?session_expired"?/.test(Array.isArray(challenge) ? challenge.join(',') : (challenge ?? ''));
+}
+
+function withEtag(res: WireResponse): Subject {
+  const subject = decodeSubject(res.document);
+  const etag = res.headers.etag;
+  return typeof etag === 'string' ? { ...subject, etag } : subject;
+}

@@ -1,0 +1,35 @@
+/**
+ * The public API of the svc client library (`svc/client`). Everything else under client/src is
+ * internal and may change.
+ */
+export { Connection, type ConnectionOptions, type SavedSession } from './connection';
+export { loadClientConfig, validateClientConfig, type ClientConfig, type ConfigSources } from './config';
+export type { Credentials } from './login';
+export type { TransportOptions } from './http-transport';
+export {
+  SvcClientError,
+  SvcLoginError,
+  SvcSessionError,
+  SvcAccessDeniedError,
+  SvcNotFoundError,
+  SvcConflictError,
+  SvcTransportError,
+  type SvcErrorCode,
+  type ProblemInfo,
+} from './errors';
+export {
+  OPERATIONS,
+  type Operation,
+  type AttributeValue,
+  type AttributeChanges,
+  type Subject,
+  type SearchQuery,
+  type SearchPage,
+  type SessionInfo,
+  type SessionType,
+  type ContextInfo,
+  type CheckDecision,
+  type Decision,
+  type ConnectionKind,
+} from './types';
+export { ClientSealer } from './clientcred/sealer';
