@@ -23,6 +23,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly logins = new Counter({
+    name: 'svc_logins_total',
+    help: 'Login attempts by outcome (success, failure) and reason (authenticator id, or why it failed)',
+    labelNames: ['outcome', 'reason'] as const,
+    registers: [this.registry],
+  });
+
   constructor(defaults = true) {
     if (defaults) collectDefaultMetrics({ register: this.registry });
   }

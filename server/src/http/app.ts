@@ -3,6 +3,7 @@ import { NotFound } from '../../../common/src/errors';
 import type { Core } from '../core';
 import { authenticationFilter } from './authentication-filter';
 import { errorHandler } from './error-handler';
+import { loginRoutes } from './login-routes';
 import { opsRouter } from './ops';
 import { requestLog } from './request-log';
 import { restRouter } from './rest/router';
@@ -27,6 +28,7 @@ export function createApp(core: Core): Express {
 
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core, () => `${root}/login`));
+  base.use(loginRoutes(core));
   const rest = restRouter(core);
   base.use('/resources', rest);
   base.use('/', rest);

@@ -5,7 +5,7 @@ import type { Operation } from '../../config/types';
  * target built from the resolved parameters (SPEC section 6). Both mounts of the router
  * (`{base}/resources` and `{base}`) resolve here, so both give the same target.
  */
-export type ResourceKind = 'contexts' | 'context' | 'subjects' | 'subject' | 'session';
+export type ResourceKind = 'contexts' | 'context' | 'subjects' | 'subject' | 'password' | 'lockout' | 'session';
 
 export interface Resource {
   kind: ResourceKind;
@@ -29,6 +29,19 @@ export const RESOURCES: Resource[] = [
     path: '/contexts/:contextId/subjects/:subjectId',
     methods: { GET: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' },
     target: (p) => `contexts/${p.contextId}/subjects/${p.subjectId}`,
+  },
+  {
+    kind: 'password',
+    path: '/contexts/:contextId/subjects/:subjectId/password',
+    methods: { PUT: 'UPDATE' },
+    target: (p) => `contexts/${p.contextId}/subjects/${p.subjectId}/password`,
+  },
+  {
+    // Lifting a lock changes the subject's state, so it is an UPDATE of its lockout, not a DELETE.
+    kind: 'lockout',
+    path: '/contexts/:contextId/subjects/:subjectId/lockout',
+    methods: { DELETE: 'UPDATE' },
+    target: (p) => `contexts/${p.contextId}/subjects/${p.subjectId}/lockout`,
   },
   { kind: 'session', path: '/session', methods: { GET: 'READ' }, target: () => 'session' },
   { kind: 'session', path: '/sessioninfo', methods: { GET: 'READ' }, target: () => 'session' },

@@ -6,6 +6,7 @@ import type { Core } from '../../core';
 import { sessionView } from '../../sessions/session';
 import { assertSubjectId } from '../../subjects/subject-id';
 import { authorize } from '../authorize';
+import { lockoutHandler, passwordHandler } from '../login-routes';
 import { rawBody } from '../body';
 import { sendDocument } from '../respond';
 import { answerCheck, answerOptions, checkedOperation } from './check';
@@ -44,6 +45,10 @@ async function perform(core: Core, resource: Resource, operation: Operation, req
       if (operation === 'READ') return subjects.readSubject(core, req, res, p.contextId, p.subjectId);
       if (operation === 'UPDATE') return subjects.updateSubject(core, req, res, p.contextId, p.subjectId);
       return subjects.deleteSubject(core, req, res, p.contextId, p.subjectId);
+    case 'password':
+      return passwordHandler(core, req, res, p.contextId, p.subjectId);
+    case 'lockout':
+      return lockoutHandler(core, req, res, p.contextId, p.subjectId);
   }
 }
 

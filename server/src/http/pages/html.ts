@@ -1,0 +1,39 @@
+import type { Response } from 'express';
+
+/** Escapes text for HTML element content and double-quoted attribute values. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"'`]/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** A tagged template that escapes every interpolation unless it is already `Html`. */
+export class Html {
+  constructor(readonly text: string) {}
+}
+
+export function html(strings: TemplateStringsArray, ...values: Array<string | number | Html | Html[]>): Html {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    const parts = Array.isArray(value) ? value : [value];
+    out += parts.map((part) => (part instanceof Html ? part.text : escapeHtml(String(part)))).join('') + strings[i + 1];
+  });
+  return new Html(out);
+}
+
+/**
+ * Sends a small server-rendered page: no scripts, nothing from other origins, never framed or
+ * cached, forms posting only to ourselves.
+ */
+export function sendPage(res: Response, status: number, title: string, body: Html): void {
+  res.status(status);
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Cache-Control', 'no-store');
+  const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}</style>
+</head><body><h1>${title}</h1>${body}</body></html>
+`;
+  res.type('text/html; charset=utf-8').send(page.text);
+}

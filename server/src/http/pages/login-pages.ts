@@ -1,0 +1,35 @@
+import { html, type Html } from './html';
+
+/** Hidden inputs of a form, escaped. */
+function hidden(fields: Record<string, string | undefined>): Html[] {
+  return Object.entries(fields)
+    .filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')
+    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
+}
+
+export interface LoginPageInput {
+  action: string;
+  names: { user: string; password: string; client: string };
+  clientId?: string;
+  goto?: string;
+}
+
+/** GET {base}/login: the form only; it never takes credentials itself. */
+export function loginPage(input: LoginPageInput): Html {
+  return html`<form method="post" action="${input.action}" autocomplete="on">
+${hidden({ [input.names.client]: input.clientId, goto: input.goto })}
+<label for="user">User name or e-mail</label><input id="user" name="${input.names.user}" autocomplete="username" required maxlength="256">
+<label for="password">Password</label><input id="password" type="password" name="${input.names.password}" autocomplete="current-password" required maxlength="1024">
+<button type="submit">Log in</button>
+</form>`;
+}
+
+/** GET {base}/logout: a confirmation whose form POSTs (a GET must never end a session). */
+export function logoutPage(action: string, goto?: string): Html {
+  return html`<form method="post" action="${action}">${hidden({ goto })}<p>End your session?</p><button type="submit">Log out</button></form>`;
+}
+
+/** GET {base}/anon/login-error: says as little as the JSON answer does. */
+export function loginErrorPage(loginUrl: string): Html {
+  return html`<p>The login failed. Check your user name and password and try again.</p><p><a href="${loginUrl}">Back to the login page</a></p>`;
+}

@@ -1,0 +1,57 @@
+import { Forbidden, InvalidRequest } from '../../../common/src/errors';
+import type { Core } from '../core';
+import { checkPasswordPolicy } from '../passwords/password-policy';
+import type { Session } from '../sessions/session';
+import { valuesOf } from '../subjects/subject';
+import { loginServiceOf } from './login-service';
+
+export interface PasswordChange {
+  contextId: string;
+  uniqueId: string;
+  oldPassword: string;
+  newPassword: string;
+  session: Session;
+  cookieValue?: string;
+  peer: string;
+}
+
+/**
+ * PUT .../subjects/{s}/password (SPEC section 7): one's own password, proved by the old one. A wrong
+ * old password counts as a failed login for the lockout, so a stolen session cannot be used to guess
+ * it. The subject's other sessions end; the caller's own one stays.
+ */
+export async function changeOwnPassword(core: Core, change: PasswordChange): Promise<void> {
+  const { contextId, uniqueId, session } = change;
+  const principal = session.principal;
+  if (!principal || principal.contextId !== contextId || principal.uniqueId !== uniqueId || session.type !== 'USER') {
+    throw new Forbidden('only a subject may change its own password here; administrators update the subject');
+  }
+  const subject = await core.subjects.read(contextId, uniqueId);
+  const attribute = core.subjects.context(contextId).config.definition.password;
+  if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
+  const lockout = loginServiceOf(core).lockout;
+  const key = `${contextId}/${uniqueId}`;
+  const hash = valuesOf(subject.attributes[attribute])[0];
+  const locked = lockout.isLocked(key, change.peer);
+  const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(change.oldPassword) : await core.hasher.verify(hash, change.oldPassword);
+  if (!verdict.ok) {
+    lockout.recordFailure(key, change.peer);
+    core.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
+    throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
+  }
+  checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
+  const newHash = await core.hasher.hash(change.newPassword);
+  // 'upgrade' stores the hash without the service's "end every session" event: this change must
+  // keep the caller's session, so the other sessions are ended here, explicitly.
+  await core.subjects.setPasswordHash(contextId, uniqueId, newHash, 'upgrade');
+  const ended = await core.sessions.endForPrincipal(contextId, uniqueId, change.cookieValue);
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
+  if (ended) core.audit.record({ event: 'session_end', outcome: 'success', reason: 'password', principal: key, sessions: ended });
+}
+
+/** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
+export async function liftLockout(core: Core, contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
+  await core.subjects.read(contextId, uniqueId);
+  loginServiceOf(core).lockout.lift(`${contextId}/${uniqueId}`);
+  core.audit.record({ event: 'lockout', outcome: 'success', reason: 'lifted', subject: `${contextId}/${uniqueId}`, session: by.handle, peer });
+}
