@@ -143,8 +143,11 @@ export class RedisSessionStore implements SessionStore {
   async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string): Promise<number> {
     return this.#call(async () => {
       const index = this.#principalKey({ contextId, uniqueId });
-      const keys = await this.#redis.smembers(index);
-      const results = await Promise.all(keys.filter((key) => key !== exceptKey).map((key) => this.#delete(key)));
+      const keys = (await this.#redis.smembers(index)).filter((key) => key !== exceptKey);
+      if (keys.length === 0) return 0;
+      const results = await Promise.all(keys.map((key) => this.#delete(key)));
+      // Members whose session had already expired are dropped from the index too.
+      await this.#redis.srem(index, ...keys);
       return results.filter(Boolean).length;
     });
   }
@@ -196,11 +199,12 @@ export class RedisSessionStore implements SessionStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (!this.#owned) return;
+    if (!this.#owned || this.#redis.status === 'end') return;
     try {
       await this.#redis.quit();
     } catch {
-      this.#redis.disconnect();
+      // disconnect() on an ended connection would start a new one: only call it on a live one.
+      if ((this.#redis.status as string) !== 'end') this.#redis.disconnect();
     }
   }
 

@@ -75,7 +75,8 @@ export function ttlMillis(ttlSeconds: number, what = 'ttlSeconds'): number {
   if (typeof ttlSeconds !== 'number' || !Number.isFinite(ttlSeconds) || ttlSeconds <= 0) {
     throw new TypeError(`${what} must be a positive number of seconds`);
   }
-  return Math.max(1, Math.ceil(ttlSeconds * 1000));
+  // The epsilon keeps float noise (1799.999 * 1000 = 1799999.0000000002) from adding a millisecond.
+  return Math.max(1, Math.ceil(ttlSeconds * 1000 - 1e-6));
 }
 
 /** Validates a positive integer bound (maxSessions, maxNonces, limit). */
