@@ -1,7 +1,9 @@
 import express, { Router, type Express } from 'express';
 import { NotFound } from '../../../common/src/errors';
 import type { Core } from '../core';
+import { accessRoutes } from './access-routes';
 import { authenticationFilter } from './authentication-filter';
+import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
 import { loginRoutes } from './login-routes';
 import { opsRouter } from './ops';
@@ -29,6 +31,8 @@ export function createApp(core: Core): Express {
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core, () => `${root}/login`));
   base.use(loginRoutes(core));
+  base.use(accessRoutes(core));
+  base.use(configRoutes(core));
   const rest = restRouter(core);
   base.use('/resources', rest);
   base.use('/', rest);
