@@ -1,0 +1,5 @@
+/** Names of the baseline rows other scenarios compare against. */
+export const BARE_HTTP_GET = 'bare node:http GET';
+export const BARE_EXPRESS_GET = 'bare express GET';
+export const BARE_EXPRESS_HEAD = 'bare express HEAD (undici loop)';
+export const BARE_HASH = 'bare argon2id verify (m=19456 t=2 p=1)';

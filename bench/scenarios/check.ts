@@ -1,0 +1,42 @@
+import { BARE_EXPRESS_GET, BARE_EXPRESS_HEAD } from '../baselines/names';
+import { autocannonLoad } from '../lib/autocannon';
+import { withCore } from '../lib/core';
+import { loadRow, type Row, type Scenario } from '../lib/scenario';
+import { undiciLoop } from '../lib/undici-loop';
+
+const MIN_RATIO = 0.8;
+
+/**
+ * The check (SPEC 6), all four forms, for bob's USER session asking about his own subject (ALLOW,
+ * 200). Form 1 (HEAD) is timed with the undici loop and compared with bare express HEAD under the
+ * same loop; the others with autocannon against bare express GET.
+ */
+export const check: Scenario = {
+  name: 'check',
+  needs: ['bare-express'],
+  run: (ctx) =>
+    withCore({}, async (core) => {
+      const path = '/svc/resources/contexts/employees/subjects/bob';
+      const load = { connections: ctx.connections, duration: ctx.duration, warmup: ctx.warmup, expectStatus: 200 };
+      const headers = { Cookie: core.cookie('bob'), Accept: 'application/json' };
+      const rows: Row[] = [];
+      const head = await undiciLoop({ origin: core.url, path, method: 'HEAD', headers: { ...headers, 'X-Operation': 'READ' }, ...load });
+      rows.push(loadRow('check form 1: HEAD + X-Operation READ (USER)', head, { reference: ctx.row(BARE_EXPRESS_HEAD), minRatio: MIN_RATIO }));
+      const forms: Array<[string, string, string, string | undefined]> = [
+        ['check form 2: PUT ?isAllowed=UPDATE (USER)', 'PUT', `${path}?isAllowed=UPDATE`, '{"subject":{"attributes":{"givenName":"Bobby"}}}'],
+        ['check form 3: GET ?isAllowed=READ (USER)', 'GET', `${path}?isAllowed=READ`, undefined],
+        ['check form 4: GET /authz/... (USER)', 'GET', '/svc/resources/authz/employees/subjects/bob', undefined],
+      ];
+      for (const [name, method, url, body] of forms) {
+        const m = await autocannonLoad({
+          url: core.url + url,
+          method,
+          body,
+          headers: body ? { ...headers, 'Content-Type': 'application/json' } : headers,
+          ...load,
+        });
+        rows.push(loadRow(name, m, { reference: ctx.row(BARE_EXPRESS_GET), minRatio: MIN_RATIO }));
+      }
+      return rows;
+    }),
+};

@@ -1,0 +1,54 @@
+import { autocannonLoad } from '../lib/autocannon';
+import { withCore } from '../lib/core';
+import { loadRow, type Measurement, type Row, type Scenario } from '../lib/scenario';
+import { seededId } from '../servers/core-shared';
+
+const MAX_GROWTH = 2;
+
+/**
+ * SEARCH by alice (admin) on SQLite at 10 000 and 100 000 seeded subjects: a SCIM filter on `mail`
+ * (one hit) and a free-text prefix that selects the same ten subjects at both sizes (user00004x).
+ * Target: p50 at 100 000 at most twice p50 at 10 000.
+ */
+export const search: Scenario = {
+  name: 'search',
+  run: async (ctx) => {
+    const sizes = ctx.smoke ? [1_000, 10_000] : [10_000, 100_000];
+    const queries: Array<[string, string]> = [
+      ['filter mail eq', `filter=${encodeURIComponent(`mail eq "${seededId(4242)}@example.com"`)}`],
+      ['free-text prefix', `search=${encodeURIComponent(seededId(40).slice(0, -1))}`],
+    ];
+    const measured = new Map<string, Measurement>();
+    for (const size of sizes) {
+      await withCore({ subjects: size }, async (core) => {
+        ctx.log(`  ${size} subjects seeded in ${core.seedSeconds.toFixed(1)} s`);
+        for (const [label, query] of queries) {
+          measured.set(`${label}@${size}`, await autocannonLoad({
+            url: `${core.url}/svc/resources/contexts/employees/subjects?${query}`,
+            headers: { Cookie: core.cookie('alice'), Accept: 'application/json' },
+            connections: ctx.connections,
+            duration: ctx.duration,
+            warmup: ctx.warmup,
+            expectStatus: 200,
+          }));
+        }
+      });
+    }
+    const rows: Row[] = [];
+    const [small, large] = sizes;
+    for (const [label] of queries) {
+      const a = measured.get(`${label}@${small}`)!;
+      const b = measured.get(`${label}@${large}`)!;
+      rows.push(loadRow(`SEARCH ${label} @ ${small.toLocaleString('en-US')}`, a, {}));
+      const ratio = b.p50Ms / a.p50Ms;
+      rows.push({
+        ...loadRow(`SEARCH ${label} @ ${large.toLocaleString('en-US')}`, b, {}),
+        ratio,
+        against: `p50 @ ${small}`,
+        target: `p50 ≤ ${MAX_GROWTH} × p50 @ ${small.toLocaleString('en-US')}`,
+        met: ratio <= MAX_GROWTH && a.failures === 0 && b.failures === 0,
+      });
+    }
+    return rows;
+  },
+};

@@ -1,0 +1,121 @@
+/**
+ * The core server under test, as its own process: the demo-shaped configuration with known
+ * credentials, on 127.0.0.1 port 0, in a temporary data directory, with the production password
+ * parameters and request logging at `info` to a file (as a deployment would log).
+ *
+ *   node dist/bench/servers/core.js [--subjects N] [--log info|silent]
+ *
+ * Seeds alice (admin) and bob (user) like the demo, then N more subjects `user000000`… straight
+ * through SqliteSubjectStore.bulkCreate with one precomputed password hash. Gets a USER session for
+ * bob and alice by POST {base}/login (clientid svc-web) when that route answers, else by
+ * core.sessions.create inside this process, and prints one JSON line (`CoreReady`) on stdout.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { buildConfig } from '../../server/src/config/load';
+import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { seedDemo } from '../../server/src/demo/demo';
+import { createLogger } from '../../server/src/log';
+import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import { startServer, type RunningServer } from '../../server/src/server';
+import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';
+import type { Attributes } from '../../server/src/subjects/subject';
+import type { SubjectWrite } from '../../server/src/subjects/store';
+import { onStop, report } from '../lib/child';
+import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady } from './core-shared';
+
+const GIVEN = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gia', 'Hugo', 'Ines', 'Jon'];
+const FAMILY = ['Berg', 'Dahl', 'Eriksen', 'Holm', 'Lund', 'Moe', 'Nilsen', 'Strand', 'Vik', 'Aas'];
+
+function seedSubjects(running: RunningServer, count: number, passwordHash: string): void {
+  const { config, store } = running.core.subjects.context('employees');
+  if (!(store instanceof SqliteSubjectStore)) throw new Error('the employees context is not on the SQLite store');
+  // The service's own mapping from attributes to keys and search values, so the rows are exactly what CREATE writes.
+  const toWrite = (id: string, attributes: Attributes): SubjectWrite => running.core.subjects['toWrite'](config, id, attributes);
+  const batch = 10_000;
+  for (let start = 0; start < count; start += batch) {
+    const writes: SubjectWrite[] = [];
+    for (let i = start; i < Math.min(count, start + batch); i++) {
+      const id = seededId(i);
+      writes.push(
+        toWrite(id, {
+          mail: `${id}@example.com`,
+          givenName: GIVEN[i % GIVEN.length],
+          familyName: FAMILY[Math.floor(i / GIVEN.length) % FAMILY.length],
+          roles: ['user'],
+          password: passwordHash,
+        }),
+      );
+    }
+    store.bulkCreate('employees', writes);
+  }
+}
+
+async function userSession(running: RunningServer, user: 'alice' | 'bob'): Promise<{ cookie: string; via: CoreReady['sessionVia'] }> {
+  const cookieName = running.core.config.global['http.session.cookie.uniqueid'];
+  const response = await fetch(`${running.baseUrl}/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body: new URLSearchParams({ user, password: BENCH_CREDENTIALS.users[user], clientid: BENCH_CLIENT }).toString(),
+    redirect: 'manual',
+  });
+  await response.arrayBuffer();
+  if (response.status === 200) {
+    for (const header of response.headers.getSetCookie()) {
+      const [pair] = header.split(';');
+      const eq = pair.indexOf('=');
+      if (pair.slice(0, eq).trim() === cookieName && pair.slice(eq + 1)) return { cookie: pair.slice(eq + 1), via: 'login' };
+    }
+  }
+  // Login is not there yet (or refused): make the same USER session inside the server process.
+  const { cookieValue } = await running.core.sessions.create({
+    type: 'USER',
+    clientId: BENCH_CLIENT,
+    principal: { uniqueId: user, contextId: 'employees' },
+    level: 2,
+    authenticator: 'employees-password',
+  });
+  return { cookie: cookieValue, via: 'sessions.create' };
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { subjects: { type: 'string', default: '0' }, log: { type: 'string', default: 'info' } } });
+  const count = Number(values.subjects);
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const setupHasher = new PasswordHasher({ precomputeDummy: false });
+  const systemPasswordHash = await setupHasher.hash(BENCH_CREDENTIALS.users.svcadmin);
+  const config = buildConfig(demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 }), {});
+  const logger =
+    values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: pino.destination({ dest: join(dataDir, 'svc.log'), sync: false }) });
+  const running = await startServer(config, { logger });
+  onStop(async () => {
+    await running.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await seedDemo(running.core, BENCH_CREDENTIALS);
+  const seedStarted = process.hrtime.bigint();
+  if (count > 0) seedSubjects(running, count, await setupHasher.hash('Seeded-pass-1234'));
+  const seedSeconds = Number(process.hrtime.bigint() - seedStarted) / 1e9;
+  const bob = await userSession(running, 'bob');
+  const alice = await userSession(running, 'alice');
+  const ready: CoreReady = {
+    url: running.url,
+    base: running.baseUrl,
+    cookieName: running.core.config.global['http.session.cookie.uniqueid'],
+    cookies: { bob: bob.cookie, alice: alice.cookie },
+    sessionVia: bob.via,
+    subjects: count,
+    seedSeconds,
+  };
+  report(ready);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
