@@ -1,4 +1,5 @@
 import { startTestServer, type TestServer } from '../helpers/core-server';
+import { bodyOf } from '../helpers/json';
 import { sessionCookie } from '../helpers/sessions';
 
 let server: TestServer;
@@ -36,14 +37,14 @@ describe('CRUDS in JSON', () => {
     });
     expect(created.status).toBe(201);
     expect(created.headers.get('location')).toBe('/svc/resources/contexts/employees/subjects/carol');
-    const body = await created.json();
+    const body = await bodyOf(created);
     expect(body).toEqual({ subject: { uniqueId: 'carol', attributes: { mail: 'carol@example.com', givenName: 'Carol', roles: ['user'] } } });
 
     const read = await fetch(`${subjects()}/carol`, json(admin));
     expect(read.status).toBe(200);
     const etag = read.headers.get('etag')!;
     expect(etag).toMatch(/^"\d+"$/);
-    expect((await read.json()).subject.attributes.password).toBeUndefined();
+    expect((await bodyOf(read)).subject.attributes.password).toBeUndefined();
 
     const stale = await fetch(`${subjects()}/carol`, { method: 'PUT', ...json(admin, { subject: { attributes: { familyName: 'C' } } }, { 'if-match': '"999"' }) });
     expect(stale.status).toBe(412);
@@ -53,12 +54,12 @@ describe('CRUDS in JSON', () => {
       ...json(admin, { subject: { attributes: { familyName: 'Clark', givenName: null } } }, { 'if-match': etag }),
     });
     expect(updated.status).toBe(200);
-    expect((await updated.json()).subject.attributes).toEqual({ mail: 'carol@example.com', familyName: 'Clark', roles: ['user'] });
+    expect((await bodyOf(updated)).subject.attributes).toEqual({ mail: 'carol@example.com', familyName: 'Clark', roles: ['user'] });
 
     const search = await fetch(`${subjects()}?filter=${encodeURIComponent('mail eq "CAROL@example.com"')}`, json(admin));
-    expect(await search.json()).toEqual({ results: [{ uniqueId: 'carol', attributes: { mail: 'carol@example.com', familyName: 'Clark', roles: ['user'] } }], offset: 0, quantity: 25, total: 1 });
+    expect(await bodyOf(search)).toEqual({ results: [{ uniqueId: 'carol', attributes: { mail: 'carol@example.com', familyName: 'Clark', roles: ['user'] } }], offset: 0, quantity: 25, total: 1 });
 
-    const text = await (await fetch(`${subjects()}?search=cl`, json(admin))).json();
+    const text = await bodyOf(await fetch(`${subjects()}?search=cl`, json(admin)));
     expect(text.results.map((s: { uniqueId: string }) => s.uniqueId)).toEqual(['carol']);
 
     const deleted = await fetch(`${subjects()}/carol`, { method: 'DELETE', ...json(admin) });
@@ -67,24 +68,24 @@ describe('CRUDS in JSON', () => {
   });
 
   test('search pages in uniqueId order with offset, quantity and total', async () => {
-    const page = await (await fetch(`${subjects()}?offset=1&quantity=1`, json(admin))).json();
+    const page = await bodyOf(await fetch(`${subjects()}?offset=1&quantity=1`, json(admin)));
     expect(page).toMatchObject({ offset: 1, quantity: 1, total: 2 });
     expect(page.results.map((s: { uniqueId: string }) => s.uniqueId)).toEqual(['bob']);
     const empty = await fetch(`${subjects()}?search=nobody-here`, json(admin));
     expect(empty.status).toBe(200);
-    expect((await empty.json()).total).toBe(0);
+    expect((await bodyOf(empty)).total).toBe(0);
   });
 
   test('the alias without /resources gives the same answer', async () => {
-    const a = await (await fetch(`${base}/contexts/employees/subjects/bob`, json(admin))).json();
-    const b = await (await fetch(`${subjects()}/bob`, json(admin))).json();
+    const a = await bodyOf(await fetch(`${base}/contexts/employees/subjects/bob`, json(admin)));
+    const b = await bodyOf(await fetch(`${subjects()}/bob`, json(admin)));
     expect(a).toEqual(b);
   });
 
   test('contexts are listed and described', async () => {
-    const list = await (await fetch(`${base}/resources/contexts`, json(admin))).json();
+    const list = await bodyOf(await fetch(`${base}/resources/contexts`, json(admin)));
     expect(list.contexts.map((c: { id: string }) => c.id)).toEqual(['employees', 'customers']);
-    const one = await (await fetch(`${base}/resources/contexts/customers`, json(admin))).json();
+    const one = await bodyOf(await fetch(`${base}/resources/contexts/customers`, json(admin)));
     expect(one.context).toMatchObject({ id: 'customers', registration: true });
   });
 });
