@@ -102,6 +102,10 @@ export function missingRequired(context: ContextConfig, attributes: Attributes):
 
 /** What a reader may see: write-only attributes are never returned. */
 export function readable(context: ContextConfig, attributes: Attributes): Attributes {
-  const defined = context.definition.attributes;
-  return Object.fromEntries(Object.entries(attributes).filter(([name]) => defined[name]?.mutability !== 'writeOnly'));
+  const out: Attributes = {};
+  // In definition order, so that every answer lists attributes the same way.
+  for (const [name, definition] of Object.entries(context.definition.attributes)) {
+    if (definition.mutability !== 'writeOnly' && attributes[name] !== undefined) out[name] = attributes[name];
+  }
+  return out;
 }

@@ -8,7 +8,7 @@ import { assertSubjectId } from '../../subjects/subject-id';
 import { authorize } from '../authorize';
 import { lockoutHandler, passwordHandler } from '../login-routes';
 import { rawBody } from '../body';
-import { sendDocument } from '../respond';
+import { responseFormat, sendDocument } from '../respond';
 import { answerCheck, answerOptions, checkedOperation } from './check';
 import { RESOURCES, type Resource } from './resources';
 import * as subjects from './subject-handlers';
@@ -62,6 +62,7 @@ export function restRouter(core: Core): Router {
   for (const resource of RESOURCES) {
     router.all(resource.path, body, async (req, res) => {
       const p = checkedParams(core, req);
+      responseFormat(req); // 406 before anything is performed
       const target = resource.target(p);
       const checked = checkedOperation(req, resource);
       if (checked) return answerCheck(core, req, res, checked, target, p.contextId, p.subjectId);
