@@ -15,7 +15,8 @@ commands:
   server               the core server: --config PATH (or SVC_CONFIG), --host, --port
   hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
   gen-secret           print a new client or portal secret (32 random bytes, base64url)
-  config-schema        print the JSON Schema of the configuration file`;
+  config-schema        print the JSON Schema of the configuration file
+  cli                  the command-line client: login, whoami, get, search, create, update, delete, can, logout`;
 
 /** Stops cleanly on SIGTERM/SIGINT; SIGHUP reloads the configuration file when there is one. */
 function handleSignals(running: RunningServer, configPath?: string): void {
@@ -75,6 +76,12 @@ async function main(): Promise<void> {
     case 'gen-secret':
       process.stdout.write(randomBytes(32).toString('base64url') + '\n');
       return;
+    case 'cli': {
+      // Loaded on demand: the server commands need neither undici nor the CLI.
+      const { runCli } = await import('../client/src/cli/main');
+      process.exitCode = await runCli(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+      return;
+    }
     case 'config-schema':
       process.stdout.write(JSON.stringify(configSchema, null, 2) + '\n');
       return;

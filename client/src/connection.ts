@@ -174,6 +174,11 @@ export class Connection {
     }
   }
 
+  /** Releases the sockets and keeps the session alive on the server (after `exportSession`). */
+  async detach(): Promise<void> {
+    await this.#transport.close();
+  }
+
   #subjectsPath(): string {
     return `/resources/contexts/${seg(this.#contextId)}/subjects`;
   }

@@ -1,0 +1,189 @@
+/** The CLI's commands: each resolves to an exit code, or throws (main.ts prints one line). */
+import { loadClientConfig } from '../config';
+import { Connection } from '../connection';
+import { SvcSessionError } from '../errors';
+import type { Credentials } from '../login';
+import { OPERATIONS, type Operation } from '../types';
+import { UsageError, parseAttributes } from './attributes';
+import type { CliIo } from './main';
+import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
+import { readPassword } from './prompt';
+import { readSession, removeSession, writeSession } from './session-file';
+
+export interface CliValues {
+  'base-url'?: string;
+  'client-id'?: string;
+  context?: string;
+  user?: string;
+  json?: boolean;
+  trusted?: boolean;
+  anonymous?: boolean;
+  filter?: string;
+  offset?: string;
+  quantity?: string;
+  'if-match'?: string;
+  'set-password'?: boolean;
+}
+
+export interface CliContext {
+  io: CliIo;
+  values: CliValues;
+  positionals: string[];
+  sessionPath: string;
+  configFile: string | undefined;
+}
+
+type Command = (ctx: CliContext) => Promise<number>;
+
+function args(ctx: CliContext, min: number, max: number, usage: string): string[] {
+  if (ctx.positionals.length < min || ctx.positionals.length > max) throw new UsageError(`usage: svc cli ${usage}`);
+  return ctx.positionals;
+}
+
+function print<T>(ctx: CliContext, value: T, human: (v: T) => string): void {
+  ctx.io.stdout.write(ctx.values.json ? json(value) : human(value));
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,9}$/.test(value)) throw new UsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+async function password(ctx: CliContext, envName: string, label: string): Promise<string> {
+  const given = ctx.io.env[envName] || (await readPassword(ctx.io, label));
+  if (given === '') throw new UsageError('no password given');
+  return given;
+}
+
+const login: Command = async (ctx) => {
+  args(ctx, 0, 0, 'login [--user ID] [--trusted | --anonymous]');
+  const { values, io } = ctx;
+  const config = loadClientConfig({ config: { baseUrl: values['base-url'], clientId: values['client-id'] }, env: io.env, file: ctx.configFile });
+  const user = values.user ?? io.env.SVC_USER;
+  let credentials: Credentials;
+  if (values.anonymous) credentials = { kind: 'anonymous' };
+  else if (!user) throw new UsageError('give --user ID (or SVC_USER), or --anonymous');
+  else if (values.trusted) credentials = { kind: 'principal', user };
+  else credentials = { kind: 'password', user, password: await password(ctx, 'SVC_PASSWORD', 'Password: ') };
+  await endSaved(ctx); // one CLI session at a time: the old one is ended, not left to idle out
+  const conn = await Connection.open(credentials, { config, contextId: values.context });
+  try {
+    const session = await conn.session();
+    writeSession(ctx.sessionPath, { ...conn.exportSession(), ...(user && !values.anonymous ? { user } : {}) });
+    print(ctx, session, sessionTable);
+  } finally {
+    await conn.detach();
+  }
+  return 0;
+};
+
+/** Runs `work` on the saved session, writes back a renewed cookie, and forgets an ended session. */
+async function withSession(ctx: CliContext, work: (conn: Connection) => Promise<number>): Promise<number> {
+  const saved = readSession(ctx.sessionPath);
+  if (!saved) throw new Error('not logged in; run "svc cli login"');
+  const wanted = ctx.values['base-url'] ?? ctx.io.env.SVC_BASE_URL;
+  if (wanted !== undefined && wanted.replace(/\/+$/, '') !== saved.baseUrl) throw new Error(`the saved session is for ${saved.baseUrl}; run "svc cli login" for ${wanted}`);
+  let conn: Connection | undefined;
+  try {
+    conn = await Connection.resume(saved, { contextId: ctx.values.context });
+    const code = await work(conn);
+    const now = conn.exportSession();
+    if (now.cookie !== saved.cookie) writeSession(ctx.sessionPath, { ...saved, cookie: now.cookie });
+    return code;
+  } catch (error) {
+    if (error instanceof SvcSessionError) removeSession(ctx.sessionPath);
+    throw error;
+  } finally {
+    await conn?.detach();
+  }
+}
+
+/** Logs out the saved session, if any; an already ended one is simply forgotten. */
+async function endSaved(ctx: CliContext): Promise<boolean> {
+  const saved = readSession(ctx.sessionPath);
+  if (!saved) return false;
+  try {
+    const conn = await Connection.resume(saved);
+    await conn.close();
+  } catch (error) {
+    if (!(error instanceof SvcSessionError)) throw error;
+  }
+  removeSession(ctx.sessionPath);
+  return true;
+}
+
+const whoami: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    args(ctx, 0, 0, 'whoami');
+    print(ctx, { ...(await conn.session()), contextId: conn.contextId }, (s) => sessionTable(s) + table(undefined, [['context', s.contextId]]));
+    return 0;
+  });
+
+const contexts: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    args(ctx, 0, 0, 'contexts');
+    print(ctx, await conn.contexts(), (list) => table(['id', 'default'], list.map((c) => [c.id, c.default ? 'yes' : ''])));
+    return 0;
+  });
+
+const get: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [id] = args(ctx, 1, 1, 'get ID');
+    print(ctx, await conn.get(id), subjectTable);
+    return 0;
+  });
+
+const search: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [text] = args(ctx, 0, 1, 'search [TEXT] [--filter F] [--offset N] [--quantity N]');
+    const { filter } = ctx.values;
+    const page = await conn.search({ search: text, filter, offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
+    print(ctx, page, searchTable);
+    return 0;
+  });
+
+const create: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [id, ...rest] = args(ctx, 1, Infinity, 'create ID name=value... [--set-password]');
+    const attributes = parseAttributes(rest);
+    if (ctx.values['set-password']) attributes.password = await password(ctx, 'SVC_NEW_PASSWORD', `Password for ${id}: `);
+    const values = Object.fromEntries(Object.entries(attributes).filter((e): e is [string, string | string[]] => e[1] !== null));
+    print(ctx, await conn.create({ uniqueId: id, attributes: values }), subjectTable);
+    return 0;
+  });
+
+const update: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [id, ...rest] = args(ctx, 2, Infinity, 'update ID name=value... [--if-match ETAG]');
+    print(ctx, await conn.update(id, parseAttributes(rest), { ifMatch: ctx.values['if-match'] }), subjectTable);
+    return 0;
+  });
+
+const remove: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [id] = args(ctx, 1, 1, 'delete ID');
+    await conn.delete(id);
+    print(ctx, { deleted: id, contextId: conn.contextId }, (d) => `deleted ${d.deleted} from ${d.contextId}\n`);
+    return 0;
+  });
+
+const can: Command = (ctx) =>
+  withSession(ctx, async (conn) => {
+    const [op, id] = args(ctx, 1, 2, 'can OP [ID]');
+    const operation = OPERATIONS.find((o) => o === op.toUpperCase());
+    if (!operation) throw new UsageError(`OP is one of ${OPERATIONS.join(', ')}`);
+    const check = await conn.check(operation as Operation, id);
+    print(ctx, check, decisionLine);
+    return check.allowed ? 0 : 1;
+  });
+
+const logout: Command = async (ctx) => {
+  args(ctx, 0, 0, 'logout');
+  const ended = await endSaved(ctx);
+  if (!ctx.values.json) ctx.io.stdout.write(ended ? 'logged out\n' : 'not logged in\n');
+  else ctx.io.stdout.write(json({ loggedOut: ended }));
+  return 0;
+};
+
+export const COMMANDS: Record<string, Command> = { login, whoami, contexts, get, search, create, update, delete: remove, can, logout };

@@ -1,0 +1,103 @@
+/**
+ * `svc cli <command>`: the seed's command-line client (1.5: the end user supplies user id and
+ * password). Returns the exit code: 0 done (or ALLOW), 1 failed (or DENY, as `kubectl auth can-i`),
+ * 2 usage, 130 interrupted. A failure is one line on stderr.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { SvcClientError, SvcSessionError } from '../errors';
+import { UsageError } from './attributes';
+import { COMMANDS, type CliContext } from './commands';
+import { Interrupted, type PromptIo } from './prompt';
+import { sessionFilePath } from './session-file';
+
+export interface CliIo extends PromptIo {
+  stdout: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+}
+
+export const CLI_USAGE = `usage: svc cli <command> [options]
+
+commands:
+  login [--user ID] [--trusted | --anonymous]   open a session (prompts for the password)
+  whoami                                         the session structure
+  contexts                                       the contexts this client may use
+  get ID                                         read a subject
+  search [TEXT] [--filter F] [--offset N] [--quantity N]
+  create ID name=value... [--set-password]       (name[]=v for a list; repeat a name for more values)
+  update ID name=value... [--if-match ETAG]      (name= removes an attribute)
+  delete ID
+  can OP [ID]                                    the check: exit 0 ALLOW, 1 DENY
+  logout                                         end the session
+
+options:
+  --base-url URL      {base} of the core (SVC_BASE_URL)
+  --client-id ID      the client (SVC_CLIENT_ID); its secret only from SVC_CLIENT_SECRET or a 0600
+                      config file (SVC_CLIENT_CONFIG, default ~/.config/svc/client.json)
+  --context ID        the context to work in (default: the client's default)
+  --user ID           the user at login (SVC_USER); the password from SVC_PASSWORD, a prompt or stdin
+  --json              JSON instead of tables
+session file: $SVC_CLI_SESSION or ~/.config/svc/session.json (mode 0600)`;
+
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  'client-id': { type: 'string' },
+  context: { type: 'string' },
+  user: { type: 'string' },
+  json: { type: 'boolean' },
+  trusted: { type: 'boolean' },
+  anonymous: { type: 'boolean' },
+  filter: { type: 'string' },
+  offset: { type: 'string' },
+  quantity: { type: 'string' },
+  'if-match': { type: 'string' },
+  'set-password': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    io.stderr.write(`svc cli: ${(error as Error).message}\n\n${CLI_USAGE}\n`);
+    return 2;
+  }
+  const [name, ...positionals] = parsed.positionals;
+  if (parsed.values.help || name === undefined || name === 'help') {
+    io.stdout.write(CLI_USAGE + '\n');
+    return name === undefined && !parsed.values.help ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    io.stderr.write(`svc cli: unknown command "${name}"\n\n${CLI_USAGE}\n`);
+    return 2;
+  }
+  const defaultConfig = join(io.env.XDG_CONFIG_HOME || join(homedir(), '.config'), 'svc', 'client.json');
+  const ctx: CliContext = {
+    io,
+    values: parsed.values,
+    positionals,
+    sessionPath: sessionFilePath(io.env),
+    configFile: io.env.SVC_CLIENT_CONFIG || (existsSync(defaultConfig) ? defaultConfig : undefined),
+  };
+  try {
+    return await command(ctx);
+  } catch (error) {
+    io.stderr.write(`svc cli: ${reason(error)}\n`);
+    if (error instanceof Interrupted) return 130;
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+/** One line: the server's code and detail, or the local reason. Never a cookie or a password. */
+function reason(error: unknown): string {
+  if (error instanceof SvcSessionError) return `${error.code}: the session has ended; run "svc cli login"`;
+  if (error instanceof SvcClientError) {
+    const fields = error.problem.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');
+    return `${error.code} (${error.status || 'no answer'}): ${error.message}${fields ? ` [${fields}]` : ''}`.replace(/\s*\n\s*/g, ' ');
+  }
+  return (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
+}
