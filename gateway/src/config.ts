@@ -1,0 +1,130 @@
+/**
+ * The gateway's configuration (SPEC section 9): `{"gateway": {...}}` in one JSON file, validated with
+ * ajv; every problem is reported by path (`gateway.portals[0].secret: ...`). Defaults live here only.
+ */
+import { readFileSync } from 'node:fs';
+import Ajv, { type ErrorObject } from 'ajv';
+
+export interface PortalConfig {
+  id: string;
+  /** One secret, or two during a rotation (either verifies). */
+  secret: string | string[];
+}
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  /** The gateway's context root, e.g. `/gw`. */
+  root: string;
+  /** `{base}` of each core, e.g. `http://127.0.0.1:8080/svc`. */
+  cores: string[];
+  clientId: string;
+  secret: string;
+  portals: PortalConfig[];
+  /** A core slower than this answers 504. */
+  coreTimeoutMs: number;
+  /** Request bodies are buffered up to this many bytes (so that a renewal can retry); more is 413. */
+  bodyLimit: number;
+  /** Most cached core sessions; the least recently used goes first. */
+  sessionCacheSize: number;
+  /** A cached core session is used for at most this long, then a new login is made. */
+  sessionTtlSeconds: number;
+  /** How often a failed core's /health is probed. */
+  probeIntervalMs: number;
+}
+
+export const GATEWAY_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8081,
+  root: '/gw',
+  clientId: 'portal-gateway',
+  coreTimeoutMs: 10_000,
+  bodyLimit: 1024 * 1024,
+  sessionCacheSize: 10_000,
+  sessionTtlSeconds: 900,
+  probeIntervalMs: 2_000,
+} as const;
+
+const secret = { type: 'string', minLength: 43 };
+export const gatewaySchema = {
+  type: 'object',
+  required: ['gateway'],
+  additionalProperties: false,
+  properties: {
+    gateway: {
+      type: 'object',
+      required: ['cores', 'secret', 'portals'],
+      additionalProperties: false,
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        port: { type: 'integer', minimum: 0, maximum: 65535 },
+        root: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)+$' },
+        cores: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^https?://[^?#]+[^/?#]$' } },
+        clientId: { type: 'string', minLength: 1 },
+        secret,
+        portals: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            required: ['id', 'secret'],
+            additionalProperties: false,
+            properties: {
+              id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+              secret: { oneOf: [secret, { type: 'array', minItems: 1, maxItems: 2, items: secret }] },
+            },
+          },
+        },
+        coreTimeoutMs: { type: 'integer', minimum: 1 },
+        bodyLimit: { type: 'integer', minimum: 0 },
+        sessionCacheSize: { type: 'integer', minimum: 1 },
+        sessionTtlSeconds: { type: 'integer', minimum: 1 },
+        probeIntervalMs: { type: 'integer', minimum: 10 },
+      },
+    },
+  },
+} as const;
+
+export class GatewayConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid gateway configuration:\n  ${problems.join('\n  ')}`);
+    this.problems = problems;
+  }
+}
+
+const validate = new Ajv({ allErrors: true, strict: true }).compile(gatewaySchema);
+
+/** `/gateway/portals/0/secret` → `gateway.portals[0].secret`. */
+function pathOf(error: ErrorObject): string {
+  const parts = error.instancePath.split('/').slice(1);
+  if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String((error.params as { additionalProperty: string }).additionalProperty));
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '') || '(root)';
+}
+
+/** Validates a configuration document and fills the defaults; throws GatewayConfigError listing every problem. */
+export function buildGatewayConfig(doc: unknown, env: Record<string, string | undefined> = {}): GatewayConfig {
+  if (!validate(doc)) {
+    const problems = (validate.errors ?? []).map((e) => `${pathOf(e)}: ${e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties' ? 'is not allowed' : e.message ?? 'invalid'}`);
+    throw new GatewayConfigError([...new Set(problems)]);
+  }
+  const given = (doc as { gateway: Partial<GatewayConfig> }).gateway;
+  const port = env.SVC_GATEWAY_PORT === undefined ? given.port : Number(env.SVC_GATEWAY_PORT);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new GatewayConfigError(['SVC_GATEWAY_PORT: must be a port number']);
+  const ids = (given.portals ?? []).map((p) => p.id);
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate) throw new GatewayConfigError([`gateway.portals: portal "${duplicate}" is listed twice`]);
+  return Object.freeze({ ...GATEWAY_DEFAULTS, ...given, ...(port === undefined ? {} : { port }) } as GatewayConfig);
+}
+
+/** Reads `path` (JSON) and builds the configuration; the environment's SVC_GATEWAY_PORT wins over the file. */
+export function loadGatewayConfigFile(path: string, env: Record<string, string | undefined> = process.env): GatewayConfig {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new GatewayConfigError([`${path}: ${(error as Error).message}`]);
+  }
+  return buildGatewayConfig(doc, env);
+}

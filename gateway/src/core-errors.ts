@@ -1,0 +1,36 @@
+/**
+ * What a failure to talk to a core means for the portal: unreachable → 502, too slow → 504 (SPEC
+ * section 9). `CoreUnreachable` also tells the pool to skip that core until its /health answers.
+ */
+import { BadGateway, GatewayTimeout, SvcError } from '../../common/src/errors';
+
+/** A 502 whose cause is a connection failure: the core is skipped until it is healthy again. */
+export class CoreUnreachable extends BadGateway {
+  /** True when nothing reached the core (connection refused): any request may be sent elsewhere. */
+  readonly notSent: boolean;
+  constructor(notSent: boolean, cause: unknown) {
+    super('the core server is unreachable', { cause });
+    this.notSent = notSent;
+  }
+}
+
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function codeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Any error from undici as an SvcError the portal may see. */
+export function toGatewayError(error: unknown): SvcError {
+  if (error instanceof SvcError) return error;
+  const code = codeOf(error);
+  if (code !== undefined && TIMEOUTS.has(code)) return new GatewayTimeout('the core server did not answer in time');
+  return new CoreUnreachable(code !== undefined && NOT_SENT.has(code), error);
+}

@@ -1,0 +1,88 @@
+/**
+ * The portal-facing gateway (SPEC section 9): `startGateway(config)` listens and resolves
+ * `{url, close}`. `url` is the gateway's origin; `{gw}` is `url + config.root`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import type { NonceStore } from '../../common/src/nonce-store';
+import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
+import { createGatewayApp } from './app';
+import type { GatewayConfig } from './config';
+import { SealedCoreLogin, type CoreLogin } from './core-login';
+import { CorePool } from './core-pool';
+import { CoreSessions } from './core-sessions';
+import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
+
+export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
+export type { CoreLogin } from './core-login';
+
+export interface GatewayOptions {
+  logger?: Logger;
+  /** Shared by every gateway instance when there are several (default: in memory, this process). */
+  nonces?: NonceStore;
+  /** How the gateway logs in to a core (default: sealed POST {base}/login). */
+  login?: CoreLogin;
+  /** Process-wide default metrics (off when several servers share a process, e.g. in tests). */
+  defaultMetrics?: boolean;
+}
+
+export interface RunningGateway {
+  /** `http://host:port` */
+  url: string;
+  /** `{gw}`: the URL including the root. */
+  baseUrl: string;
+  metrics: GatewayMetrics;
+  pool: CorePool;
+  sessions: CoreSessions;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
+  const log = options.logger ?? createGatewayLogger();
+  const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
+  const timeoutMs = config.coreTimeoutMs;
+  const login = options.login ?? new SealedCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher, timeoutMs });
+  const pool = new CorePool(config.cores, { dispatcher, probeIntervalMs: config.probeIntervalMs, timeoutMs, log, metrics });
+  const sessions = new CoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs: config.sessionTtlSeconds * 1000, log, metrics });
+  const app = createGatewayApp({
+    root: config.root,
+    bodyLimit: config.bodyLimit,
+    login,
+    log,
+    metrics,
+    pool,
+    sessions,
+    dispatcher,
+    timeoutMs,
+    trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore(), log, metrics },
+  });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = Math.max(30_000, timeoutMs * 3);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  log.info({ url, root: config.root, cores: config.cores }, 'gateway listening');
+  return {
+    url,
+    baseUrl: url + config.root,
+    metrics,
+    pool,
+    sessions,
+    async close() {
+      pool.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The gateway's log (one JSON line per event, never a secret) and its metrics on its own prom-client
+ * registry (so that a core and a gateway can share one process, as in the demo and the tests).
+ */
+import pino from 'pino';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type Logger = pino.Logger;
+
+export function createGatewayLogger(): Logger {
+  return pino({
+    name: 'svc-gateway',
+    level: process.env.SVC_LOG_LEVEL ?? 'info',
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: ['secret', '*.secret', 'cookie', '*.cookie', 'assertion', '*.assertion'], censor: '[redacted]' },
+  });
+}
+
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  readonly requests = new Histogram({
+    name: 'svc_gateway_request_duration_seconds',
+    help: 'Gateway requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [this.registry],
+  });
+  readonly assertionFailures = new Counter({
+    name: 'svc_gateway_assertion_failures_total',
+    help: 'Rejected portal principal assertions by reason',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly coreLogins = new Counter({
+    name: 'svc_gateway_core_logins_total',
+    help: 'Logins of the gateway to a core by kind (user, visitor) and outcome',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly renewals = new Counter({
+    name: 'svc_gateway_session_renewals_total',
+    help: 'Core sessions found dead and renewed with one retry',
+    registers: [this.registry],
+  });
+  readonly coreUp = new Gauge({
+    name: 'svc_gateway_core_up',
+    help: '1 when the core is taking requests, 0 while it is skipped',
+    labelNames: ['core'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(defaults = true) {
+    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'svc_gateway_' });
+  }
+}
+
+/** One audit line: `event`, outcome, reason and who; never an assertion, cookie or secret. */
+export function audit(log: Logger, fields: { event: string; outcome: 'success' | 'failure'; reason?: string; [key: string]: unknown }): void {
+  log.info({ audit: true, ...fields }, fields.event);
+}

@@ -1,0 +1,165 @@
+/**
+ * One portal request through the gateway to a core, issued with undici (so that a retry is simply a
+ * second request with the buffered body): pick a healthy core, take the principal's core session
+ * there, send; when the core says the session is dead (`authentication_required`, `session_expired`),
+ * log in again once and retry. A core that cannot be reached is marked failed and, when that is
+ * safe, the request goes to the next one. `Set-Cookie` from the core never reaches the portal.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Response } from 'express';
+import type { Dispatcher } from 'undici';
+import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
+import { BadGateway } from '../../common/src/errors';
+import { sessionCookieOf } from './core-login';
+import { CoreUnreachable, toGatewayError } from './core-errors';
+import type { CorePool } from './core-pool';
+import type { CoreSession, CoreSessions } from './core-sessions';
+import type { GatewayMetrics } from './observability';
+
+export interface ProxyDeps {
+  pool: CorePool;
+  sessions: CoreSessions;
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+  metrics: GatewayMetrics;
+}
+
+export interface Outbound {
+  method: string;
+  /** Path under the core's `{base}`, e.g. `/resources/session`. */
+  path: string;
+  /** Raw query without `?`, already stripped of credential parameters. */
+  query: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer | undefined;
+}
+
+/** Never forwarded to the core: hop-by-hop, credentials of the portal's caller, forwarding claims. */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+  'content-length', 'cookie', 'authorization', 'svcid', 'x-svc-principal', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto',
+]);
+/** Never passed back to the portal. */
+const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'trailer', 'upgrade']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const DEAD_SESSION_CODES = new Set(['authentication_required', 'session_expired']);
+/** Refusals are small problem documents; anything larger is not read to look for a code. */
+const MAX_REFUSAL_BYTES = 64 * 1024;
+
+export async function proxy(deps: ProxyDeps, principal: VerifiedPrincipal, outbound: Outbound, res: Response): Promise<void> {
+  const tried = new Set<string>();
+  for (;;) {
+    const core = deps.pool.pick(tried);
+    try {
+      return await viaCore(deps, core, principal, outbound, res);
+    } catch (caught) {
+      const error = toGatewayError(caught);
+      if (!(error instanceof CoreUnreachable) || res.headersSent) throw error;
+      deps.pool.markFailed(core);
+      tried.add(core);
+      const resendable = error.notSent || SAFE_METHODS.has(outbound.method);
+      if (!resendable || deps.pool.healthy.every((c) => tried.has(c))) throw error;
+    }
+  }
+}
+
+async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincipal, outbound: Outbound, res: Response): Promise<void> {
+  let session = await deps.sessions.get(core, principal);
+  let answer = await send(deps, session, outbound);
+  let verdict = await inspect(deps, answer, session, principal, outbound.method);
+  if (verdict.renew) {
+    deps.metrics.renewals.inc();
+    if (verdict.body === undefined) await answer.body.dump();
+    session = await deps.sessions.renew(session, principal);
+    answer = await send(deps, session, outbound);
+    verdict = await inspect(deps, answer, session, principal, outbound.method);
+    if (verdict.renew) deps.sessions.drop(session, principal);
+  }
+  res.status(answer.statusCode);
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value !== undefined && !DROPPED_RESPONSE_HEADERS.has(name)) res.setHeader(name, value);
+  }
+  if (verdict.body !== undefined) {
+    res.end(verdict.body);
+    return;
+  }
+  await pipeline(answer.body, res);
+}
+
+async function send(deps: ProxyDeps, session: CoreSession, outbound: Outbound): Promise<Dispatcher.ResponseData> {
+  const base = new URL(session.core);
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(outbound.headers)) {
+    if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(name)) headers[name] = value;
+  }
+  headers.cookie = session.cookie;
+  const path = base.pathname.replace(/\/$/, '') + outbound.path + (outbound.query ? `?${outbound.query}` : '');
+  try {
+    return await deps.dispatcher.request({
+      origin: base.origin,
+      path,
+      method: outbound.method as Dispatcher.HttpMethod,
+      headers,
+      body: outbound.body,
+      headersTimeout: deps.timeoutMs,
+      bodyTimeout: deps.timeoutMs,
+    });
+  } catch (error) {
+    throw toGatewayError(error);
+  }
+}
+
+interface Verdict {
+  /** The core session is dead: log in again and retry once. */
+  renew: boolean;
+  /** The body, when it had to be read to decide. */
+  body?: Buffer;
+}
+
+async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, principal: VerifiedPrincipal, method: string): Promise<Verdict> {
+  const issued = sessionCookieOf(answer.headers['set-cookie']);
+  const reissued = issued !== undefined && issued !== session.cookie;
+  if (reissued && session.anonymous) deps.sessions.adopt(session, issued, principal);
+  const wwwAuthenticate = String(answer.headers['www-authenticate'] ?? '');
+  let body: Buffer | undefined;
+  let code: string | undefined;
+  if ((answer.statusCode === 401 || answer.statusCode === 403) && method !== 'HEAD') {
+    body = await readBounded(answer.body);
+    code = problemCode(body);
+  }
+  const dead =
+    /error="session_expired"/.test(wwwAuthenticate) ||
+    (code !== undefined && DEAD_SESSION_CODES.has(code)) ||
+    (answer.statusCode === 401 && code === undefined && /login="/.test(wwwAuthenticate));
+  if (dead) return { renew: true, body };
+  // A stored (USER) session never changes its value: a new cookie means the core replaced a dead one.
+  if (reissued && !session.anonymous) {
+    if (SAFE_METHODS.has(method)) return { renew: true, body };
+    deps.sessions.drop(session, principal);
+  }
+  return { renew: false, body };
+}
+
+async function readBounded(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_REFUSAL_BYTES) throw new BadGateway('the core answered an oversized refusal');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The `code` of a JSON or XML problem body, if there is one. */
+function problemCode(body: Buffer): string | undefined {
+  const text = body.toString('utf8');
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object' && typeof (parsed as { code?: unknown }).code === 'string') return (parsed as { code: string }).code;
+  } catch {
+    // not JSON: try XML below
+  }
+  return /<code>([a-z_]+)<\/code>/.exec(text)?.[1];
+}
