@@ -30,6 +30,9 @@ const builder = new XMLBuilder({
   ignoreAttributes: false,
   attributeNamePrefix: '@',
   suppressEmptyNode: true,
+  // Without this the builder writes `nil="true"` as a bare `nil`, which parseXml (and any strict
+  // XML parser) refuses: null would not survive a round trip.
+  suppressBooleanAttributes: false,
   processEntities: true,
   format: false,
 });
