@@ -17,20 +17,22 @@ export class CoreUnreachable extends BadGateway {
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT']);
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-function codeOf(error: unknown): string | undefined {
+/** The error codes along the cause chain (undici wraps the system error). */
+function codesOf(error: unknown): string[] {
+  const codes: string[] = [];
   let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+  for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
+    if (typeof code === 'string') codes.push(code);
     current = (current as { cause?: unknown }).cause;
   }
-  return undefined;
+  return codes;
 }
 
 /** Any error from undici as an SvcError the portal may see. */
 export function toGatewayError(error: unknown): SvcError {
   if (error instanceof SvcError) return error;
-  const code = codeOf(error);
-  if (code !== undefined && TIMEOUTS.has(code)) return new GatewayTimeout('the core server did not answer in time');
-  return new CoreUnreachable(code !== undefined && NOT_SENT.has(code), error);
+  const codes = codesOf(error);
+  if (codes.some((code) => TIMEOUTS.has(code))) return new GatewayTimeout('the core server did not answer in time');
+  return new CoreUnreachable(codes.some((code) => NOT_SENT.has(code)), error);
 }

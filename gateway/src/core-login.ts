@@ -1,12 +1,12 @@
 /**
- * How the gateway logs in to a core and out again: the thin seam `CoreLogin`, so that switching to
- * the client library's `Connection` is this one file. Until that lands, `SealedCoreLogin` speaks
- * SPEC section 4's POST {base}/login itself, sealing with the client library's node-forge sealer
- * (SPEC section 5): `clientid` + `clientcred` (+ a sealed `user` for the client principal; none for
- * an anonymous visitor, which the client's Anonymous authenticator then serves).
+ * How the gateway logs in to a core and out again, behind the thin seam `CoreLogin`. Logins go
+ * through the client library's `Connection` (SPEC section 9: the client principal for a portal user,
+ * an anonymous login of the gateway's client for a visitor; both sealed as SPEC section 5 says); the
+ * gateway keeps only the session cookie and releases the connection. Logout is one POST {base}/logout.
  */
-import { request, type Dispatcher } from 'undici';
-import { ClientSealer } from '../../client/src/clientcred/sealer';
+import { request, type Agent } from 'undici';
+import { Connection } from '../../client/src/connection';
+import { SvcClientError } from '../../client/src/errors';
 import { BadGateway } from '../../common/src/errors';
 import { toGatewayError } from './core-errors';
 
@@ -17,11 +17,13 @@ export interface CoreLogin {
   logout(base: string, cookie: string): Promise<void>;
 }
 
-export interface SealedCoreLoginOptions {
+export interface ConnectionCoreLoginOptions {
   clientId: string;
   secret: string;
-  dispatcher: Dispatcher;
-  timeoutMs: number;
+  /** The gateway's keep-alive agent to the cores (its timeouts are the core timeout). */
+  dispatcher: Agent;
+  /** `http.session.cookie.uniqueid` of the cores; default SVCSESSIONID. */
+  cookieName?: string;
 }
 
 /** The first `name=value` of a Set-Cookie header that sets a value (a cleared cookie is not a session). */
@@ -35,41 +37,51 @@ export function sessionCookieOf(setCookie: string | string[] | undefined): strin
   return undefined;
 }
 
-export class SealedCoreLogin implements CoreLogin {
-  readonly #sealer: ClientSealer;
-  readonly #options: SealedCoreLoginOptions;
+export class ConnectionCoreLogin implements CoreLogin {
+  readonly #options: ConnectionCoreLoginOptions;
+  readonly #cookieName: string;
 
-  constructor(options: SealedCoreLoginOptions) {
-    this.#sealer = new ClientSealer(options.clientId, options.secret);
+  constructor(options: ConnectionCoreLoginOptions) {
     this.#options = options;
+    this.#cookieName = options.cookieName ?? 'SVCSESSIONID';
   }
 
   async login(base: string, user: string | null): Promise<string> {
-    const { clientcred, nonce } = this.#sealer.sealClientCred();
-    const form = new URLSearchParams({ clientid: this.#options.clientId, clientcred });
-    if (user !== null) form.set('user', this.#sealer.sealParam('user', user, nonce));
-    const answer = await this.#post(`${base}/login`, form.toString(), undefined);
-    await answer.body.dump();
-    const cookie = sessionCookieOf(answer.headers['set-cookie']);
-    if (answer.statusCode !== 200 || cookie === undefined) {
-      throw new BadGateway('the core refused the gateway\'s login', { extensions: { coreStatus: answer.statusCode } });
+    const { clientId, secret, dispatcher } = this.#options;
+    let connection: Connection;
+    try {
+      connection = await Connection.open(user === null ? { kind: 'anonymous' } : { kind: 'principal', user }, {
+        config: { baseUrl: base, clientId, secret },
+        dispatcher,
+        cookieName: this.#cookieName,
+      });
+    } catch (error) {
+      throw loginError(error);
     }
-    return cookie;
+    const { cookie } = connection.exportSession();
+    await connection.detach();
+    return `${this.#cookieName}=${cookie}`;
   }
 
   async logout(base: string, cookie: string): Promise<void> {
-    const answer = await this.#post(`${base}/logout`, '', cookie);
-    await answer.body.dump();
-  }
-
-  async #post(url: string, body: string, cookie: string | undefined): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    if (cookie !== undefined) headers.cookie = cookie;
-    const { dispatcher, timeoutMs } = this.#options;
     try {
-      return await request(url, { method: 'POST', headers, body, dispatcher, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+      const answer = await request(`${base}/logout`, {
+        method: 'POST',
+        headers: { cookie, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        body: '',
+        dispatcher: this.#options.dispatcher,
+      });
+      await answer.body.dump();
     } catch (error) {
       throw toGatewayError(error);
     }
   }
+}
+
+/** A transport failure keeps its meaning (502 unreachable, 504 slow); a refusal by the core is 502. */
+function loginError(error: unknown): Error {
+  if (error instanceof SvcClientError && error.code !== 'transport_error') {
+    return new BadGateway('the core refused the gateway\'s login', { extensions: { coreStatus: error.status, coreCode: error.code } });
+  }
+  return toGatewayError(error instanceof SvcClientError ? error.cause : error);
 }

@@ -9,7 +9,7 @@ import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
 import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
-import { SealedCoreLogin, type CoreLogin } from './core-login';
+import { ConnectionCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
 import { CoreSessions } from './core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
@@ -21,7 +21,7 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Shared by every gateway instance when there are several (default: in memory, this process). */
   nonces?: NonceStore;
-  /** How the gateway logs in to a core (default: sealed POST {base}/login). */
+  /** How the gateway logs in to a core (default: the client library's Connection). */
   login?: CoreLogin;
   /** Process-wide default metrics (off when several servers share a process, e.g. in tests). */
   defaultMetrics?: boolean;
@@ -41,9 +41,10 @@ export interface RunningGateway {
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = options.logger ?? createGatewayLogger();
   const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
-  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const timeoutMs = config.coreTimeoutMs;
-  const login = options.login ?? new SealedCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher, timeoutMs });
+  // Keep-alive to the cores; the core timeout holds for every request, logins included.
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const login = options.login ?? new ConnectionCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher });
   const pool = new CorePool(config.cores, { dispatcher, probeIntervalMs: config.probeIntervalMs, timeoutMs, log, metrics });
   const sessions = new CoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs: config.sessionTtlSeconds * 1000, log, metrics });
   const app = createGatewayApp({

@@ -1,0 +1,93 @@
+import http from 'node:http';
+import pino from 'pino';
+import { signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
+import { buildGatewayConfig, type GatewayConfig } from '../../gateway/src/config';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../gateway/src/index';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+
+export const PORTAL = 'demo-portal';
+export const PORTAL_SECRET = TEST_CREDENTIALS.portals[PORTAL];
+
+export function gatewayConfig(cores: string[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  return buildGatewayConfig({
+    gateway: {
+      host: '127.0.0.1',
+      port: 0,
+      root: '/gw',
+      cores,
+      clientId: 'portal-gateway',
+      secret: TEST_CREDENTIALS.clients['portal-gateway'],
+      portals: [{ id: PORTAL, secret: PORTAL_SECRET }],
+      probeIntervalMs: 50,
+      ...overrides,
+    },
+  });
+}
+
+export function startTestGateway(cores: string[], overrides: Partial<GatewayConfig> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
+  return startGateway(gatewayConfig(cores, overrides), { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false, ...options });
+}
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  json<T = Record<string, unknown>>(): T;
+}
+
+export interface SendOptions {
+  method?: string;
+  /** null: an anonymous visitor; undefined with `assertion: false`: no header at all. */
+  user?: string | null;
+  visitor?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** false: no assertion; a string: this header value as is. */
+  assertion?: false | string;
+  now?: number;
+}
+
+/** One request with the exact raw path (node:http does not normalise it), signed as the demo portal. */
+export function send(gateway: RunningGateway, pathAndQuery: string, options: SendOptions = {}): Promise<Answer> {
+  const method = options.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.assertion === undefined) {
+    headers['x-svc-principal'] = signPrincipalAssertion({
+      portalId: PORTAL,
+      secret: PORTAL_SECRET,
+      user: options.user === undefined ? 'alice' : options.user,
+      visitor: options.visitor ?? 'portal-session-1',
+      method,
+      pathAndQuery,
+      now: options.now,
+    });
+  } else if (options.assertion !== false) headers['x-svc-principal'] = options.assertion;
+  if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
+  const url = new URL(gateway.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method, path: pathAndQuery, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: <T>() => JSON.parse(text) as T });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** Requests the core has answered so far (its request histogram's count). */
+export async function coreRequestCount(server: TestServer): Promise<number> {
+  const metric = await server.core.metrics.requests.get();
+  return metric.values.filter((v) => v.metricName === 'svc_http_request_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Sessions of the core that the gateway logged in, by principal (read through a core request counter). */
+export function recordCoreRequests(server: TestServer): http.IncomingMessage[] {
+  const seen: http.IncomingMessage[] = [];
+  server.server.on('request', (req: http.IncomingMessage) => seen.push(req));
+  return seen;
+}
