@@ -46,6 +46,7 @@ export class Connection {
   /** Bumped by every login, so concurrent requests refused for one dead session log in once. */
   #generation = 0;
   #reopening: Promise<void> | undefined;
+  #closed = false;
 
   private constructor(config: ClientConfig, credentials: Credentials | undefined, options: ConnectionOptions, resumedKind: ConnectionKind = 'anonymous') {
     this.config = config;
@@ -163,12 +164,13 @@ export class Connection {
   /** Logs out (POST {base}/logout) and releases the sockets. Safe to call twice. */
   async close(): Promise<void> {
     try {
-      if (this.#transport.sessionCookie !== undefined) {
+      if (this.#transport.sessionCookie !== undefined && !this.#closed) {
         const res = await this.#transport.send({ method: 'POST', path: '/logout', form: {} });
         // An already ended session has nothing left to end; any other refusal is reported.
         if (res.status >= 400 && !isSessionProblem(res)) throw errorOf(res);
       }
     } finally {
+      this.#closed = true;
       this.#transport.sessionCookie = undefined;
       await this.#transport.close();
     }
@@ -176,6 +178,7 @@ export class Connection {
 
   /** Releases the sockets and keeps the session alive on the server (after `exportSession`). */
   async detach(): Promise<void> {
+    this.#closed = true;
     await this.#transport.close();
   }
 

@@ -48,6 +48,7 @@ export class HttpTransport {
   readonly #agent: Agent;
   readonly #ownsAgent: boolean;
   #cookie: string | undefined;
+  #closed = false;
 
   constructor(baseUrl: string, options: TransportOptions = {}) {
     this.baseUrl = baseUrl;
@@ -96,7 +97,10 @@ export class HttpTransport {
     return { status: answer.statusCode, headers: answer.headers, document, sentCookie, cookieReplaced };
   }
 
+  /** Idempotent: a connection closed twice (close after detach, a finally) must not throw. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     if (this.#ownsAgent) await this.#agent.close();
   }
 
