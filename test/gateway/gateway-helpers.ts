@@ -85,9 +85,16 @@ export async function coreRequestCount(server: TestServer): Promise<number> {
   return metric.values.filter((v) => v.metricName === 'svc_http_request_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
 }
 
-/** Sessions of the core that the gateway logged in, by principal (read through a core request counter). */
-export function recordCoreRequests(server: TestServer): http.IncomingMessage[] {
-  const seen: http.IncomingMessage[] = [];
-  server.server.on('request', (req: http.IncomingMessage) => seen.push(req));
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+/** Every request the core receives from now on, as it arrived (method, raw URL, headers). */
+export function recordCoreRequests(server: TestServer): SeenRequest[] {
+  const seen: SeenRequest[] = [];
+  // Before express's own listener, which rewrites req.url while routing.
+  server.server.prependListener('request', (req: http.IncomingMessage) => seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } }));
   return seen;
 }

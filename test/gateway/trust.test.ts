@@ -27,7 +27,6 @@ describe('portal trust', () => {
 
   it('an anonymous visitor gets an ANON core session of the gateway client', async () => {
     const answer = await send(gateway, '/gw/api/session', { user: null, visitor: 'visitor-7' });
-    if (answer.status !== 200) console.log(answer.text);
     expect(answer.status).toBe(200);
     expect(answer.json<{ session: { type: string; principal: unknown } }>().session).toMatchObject({ type: 'ANON', principal: null });
   });
