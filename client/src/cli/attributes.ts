@@ -1,6 +1,6 @@
 /**
  * Attribute arguments of `create` and `update`: `name=value`; a name given twice, or written
- * `name[]=value`, is a list; `name=` removes the attribute (update) .
+ * `name[]=value`, is a list; `name=` removes the attribute (update).
  */
 import type { AttributeChanges } from '../types';
 
