@@ -28,7 +28,7 @@ function handleSignals(running: RunningServer, configPath?: string): void {
   process.once('SIGINT', () => stop('SIGINT'));
   process.on('SIGHUP', () => {
     if (!configPath) return running.core.log.warn('SIGHUP ignored: no configuration file to reload');
-    const result = running.reload(configPath);
+    const result = running.reload();
     if (result.ok) running.core.log.info({ file: configPath }, 'configuration reloaded');
     else running.core.log.error({ file: configPath, problems: result.problems }, 'reload refused; the running configuration stays');
   });
@@ -50,7 +50,7 @@ async function server(argv: string[]): Promise<void> {
     dataDir: process.env.SVC_DATA_DIR ?? config.server.dataDir,
   };
   config = buildConfig({ ...structuredClone(config), server: { ...config.server, ...overrides } }, {});
-  const running = await startServer(config, { logger: log });
+  const running = await startServer(config, { logger: log, configPath: path });
   handleSignals(running, path);
 }
 

@@ -6,6 +6,7 @@ import { ConfigError, loadConfigFile } from './config/load';
 import type { SvcConfig } from './config/types';
 import { Core, type CoreOptions } from './core';
 import { createApp } from './http/app';
+import { registerConfigReload, type ReloadResult } from './http/config-routes';
 
 export interface RunningServer {
   core: Core;
@@ -14,13 +15,18 @@ export interface RunningServer {
   url: string;
   /** `{base}`: the URL including the context root. */
   baseUrl: string;
-  /** Reloads the configuration from a file; a bad file is refused and the running one stays. */
-  reload(path: string): { ok: true } | { ok: false; problems: string[] };
+  /** Reloads the configuration file (by default the one it started from); a bad file is refused and the running one stays. */
+  reload(path?: string): ReloadResult;
   close(): Promise<void>;
 }
 
+export interface ServerOptions extends CoreOptions {
+  /** The file the configuration came from: SIGHUP and POST {base}/config/reload read it again. */
+  configPath?: string;
+}
+
 /** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
-export async function startServer(config: SvcConfig, options: CoreOptions = {}): Promise<RunningServer> {
+export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
   await core.hasher.ready();
   const app = createApp(core);
@@ -39,13 +45,14 @@ export async function startServer(config: SvcConfig, options: CoreOptions = {}):
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
   core.log.info({ url, contextRoot: config.server.contextRoot }, 'core server listening');
-  return {
+  const running: RunningServer = {
     core,
     server,
     url,
     baseUrl: url + config.server.contextRoot,
-    reload(path) {
+    reload(path = options.configPath) {
       try {
+        if (!path) throw new Error('this server was not started from a configuration file');
         const next = loadConfigFile(path);
         core.apply(next);
         core.audit.record({ event: 'config_change', outcome: 'success', reason: 'reload' });
@@ -64,4 +71,6 @@ export async function startServer(config: SvcConfig, options: CoreOptions = {}):
       await core.close();
     },
   };
+  if (options.configPath) registerConfigReload(core, () => running.reload());
+  return running;
 }
