@@ -81,10 +81,8 @@ export class TokenIdpSessionAuthenticator implements Authenticator {
     const token = request.credentials.get('token') ?? '';
     const claims = this.mode.mode === 'jwt' ? await this.verifyJwt(this.mode, token) : await this.introspect(this.mode, token);
     const name = claims?.[this.claim];
-    if (typeof name !== 'string' || name.length === 0) {
-      this.deps.audit.record({ event: 'login', outcome: 'failure', reason: 'token_invalid', client: request.client.id, peer: request.peer });
-      return null;
-    }
+    // The login service writes the one audit line of a failed attempt.
+    if (typeof name !== 'string' || name.length === 0) return null;
     const { found } = await findLoginSubject(this.deps.subjects, this.contextId, name);
     return found ? { principal: found.principal, level: 1 } : null;
   }

@@ -61,7 +61,8 @@ class Table {
       const last = tally.times[tally.times.length - 1] ?? 0;
       if (now - last >= windowMs && tally.lockedUntil <= now) this.tallies.delete(key);
     }
-    const excess = this.tallies.size - MAX_KEYS + 1;
+    // Evict a batch, not one: under a flood of new keys the scan above then runs once per batch.
+    const excess = this.tallies.size - MAX_KEYS + Math.ceil(MAX_KEYS / 100);
     if (excess > 0) [...this.tallies.keys()].slice(0, excess).forEach((key) => this.tallies.delete(key));
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { InvalidClient, LoginFailed, TooManyRequests } from '../../../common/src/errors';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
@@ -124,7 +125,8 @@ export class LoginService {
       const principal = await a.resolveName?.(user);
       if (principal) return principalKey(principal);
     }
-    return `name:${fold(user)}`;
+    // Hashed: a name may be up to 16 KiB, and the lockout table must stay small per key.
+    return `name:${createHash('sha256').update(fold(user), 'utf8').digest('base64url')}`;
   }
 
   /**
