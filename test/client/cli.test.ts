@@ -141,6 +141,15 @@ describe('svc cli', () => {
     expect((await cli(['whoami'])).stderr).toMatch(/not logged in/);
   });
 
+  it('anonymous: no password asked, the check in another context', async () => {
+    const login = await cli(['login', ...base(), '--anonymous', '--json']);
+    expect(login.code).toBe(0);
+    expect(JSON.parse(login.stdout)).toMatchObject({ type: 'ANON', principal: null, level: 0 });
+    expect((await cli(['can', 'CREATE', '--context', 'customers'])).code).toBe(0);
+    expect((await cli(['get', 'bob'])).stderr).toMatch(/^svc cli: access_denied \(401\)/);
+    expect((await cli(['logout'])).code).toBe(0);
+  });
+
   it('usage mistakes exit 2; the secret is not a flag', async () => {
     expect((await cli(['frobnicate'])).code).toBe(2);
     const flag = await cli(['login', '--secret', 'x']);
