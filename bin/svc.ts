@@ -7,22 +7,24 @@ import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo'
 import { createLogger } from '../server/src/log';
 import { runHashPassword } from '../server/src/passwords/hash-password-command';
 import { startServer, type RunningServer } from '../server/src/server';
+import { buildGatewayConfig, loadGatewayConfigFile, startGateway, type RunningGateway } from '../gateway/src/index';
 
 const USAGE = `usage: svc <command> [options]
 
 commands:
-  demo                 the core server (and, as they land, gateway and portal) on embedded defaults
+  demo                 the core server and the gateway (and, as it lands, the portal) on embedded defaults
   server               the core server: --config PATH (or SVC_CONFIG), --host, --port
+  gateway              the portal-facing gateway: --config PATH (or SVC_GATEWAY_CONFIG), --host, --port (or SVC_GATEWAY_PORT)
   hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
   gen-secret           print a new client or portal secret (32 random bytes, base64url)
   config-schema        print the JSON Schema of the configuration file
   cli                  the command-line client: login, whoami, get, search, create, update, delete, can, logout`;
 
 /** Stops cleanly on SIGTERM/SIGINT; SIGHUP reloads the configuration file when there is one. */
-function handleSignals(running: RunningServer, configPath?: string): void {
+function handleSignals(running: RunningServer, configPath?: string, gateway?: RunningGateway): void {
   const stop = (signal: string) => {
     running.core.log.info({ signal }, 'stopping');
-    void running.close().then(() => process.exit(0));
+    void (gateway?.close() ?? Promise.resolve()).then(() => running.close()).then(() => process.exit(0));
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
@@ -59,8 +61,36 @@ async function demo(): Promise<void> {
   const { config, credentials } = await prepareDemo(demoEnvironment(), log);
   const running = await startServer(config, { logger: log });
   await seedDemo(running.core, credentials);
-  log.info({ core: running.baseUrl, credentials: `${config.server.dataDir}/demo-credentials.json` }, 'svc demo ready');
-  handleSignals(running);
+  const gatewayConfig = buildGatewayConfig(
+    {
+      gateway: {
+        host: config.server.host,
+        port: 8081,
+        cores: [running.baseUrl],
+        clientId: 'portal-gateway',
+        secret: credentials.clients['portal-gateway'],
+        portals: [{ id: 'demo-portal', secret: credentials.portals['demo-portal'] }],
+      },
+    },
+    process.env,
+  );
+  const gateway = await startGateway(gatewayConfig, { logger: log.child({ name: 'svc-gateway' }) });
+  log.info({ core: running.baseUrl, gateway: gateway.baseUrl, credentials: `${config.server.dataDir}/demo-credentials.json` }, 'svc demo ready');
+  handleSignals(running, undefined, gateway);
+}
+
+async function gateway(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const path = values.config ?? process.env.SVC_GATEWAY_CONFIG;
+  if (!path) throw new Error('svc gateway needs --config FILE (or SVC_GATEWAY_CONFIG)');
+  let config = loadGatewayConfigFile(path, process.env);
+  if (values.host !== undefined || values.port !== undefined) {
+    config = buildGatewayConfig({ gateway: { ...config, host: values.host ?? config.host, port: Number(values.port ?? config.port) } });
+  }
+  const running = await startGateway(config);
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
 }
 
 async function main(): Promise<void> {
@@ -70,6 +100,8 @@ async function main(): Promise<void> {
       return demo();
     case 'server':
       return server(rest);
+    case 'gateway':
+      return gateway(rest);
     case 'hash-password':
       process.exitCode = await runHashPassword(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       return;
