@@ -5,6 +5,7 @@ import { accessRoutes } from './access-routes';
 import { authenticationFilter } from './authentication-filter';
 import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
+import { forgotRoutes } from './forgot-routes';
 import { loginRoutes } from './login-routes';
 import { opsRouter } from './ops';
 import { requestLog } from './request-log';
@@ -33,6 +34,7 @@ export function createApp(core: Core): Express {
   base.use(loginRoutes(core));
   base.use(accessRoutes(core));
   base.use(configRoutes(core));
+  base.use(forgotRoutes(core));
   const rest = restRouter(core);
   base.use('/resources', rest);
   base.use('/', rest);

@@ -22,5 +22,11 @@ export function setSessionCookie(core: Core, req: Request, res: Response, value:
   const parts = [`${g['http.session.cookie.uniqueid']}=${value ?? ''}`, `Path=${g['server.cookiepath']}`, 'HttpOnly', 'SameSite=Lax'];
   if (secure) parts.push('Secure');
   if (value === undefined) parts.push('Max-Age=0');
-  res.append('Set-Cookie', parts.join('; '));
+  // One session cookie per response: a later decision (login, a flow storing state) replaces the
+  // filter's, since clients disagree on which of two same-named cookies wins.
+  const existing = res.getHeader('Set-Cookie');
+  const others = (Array.isArray(existing) ? existing : existing === undefined ? [] : [String(existing)]).filter(
+    (cookie) => !cookie.startsWith(`${g['http.session.cookie.uniqueid']}=`),
+  );
+  res.setHeader('Set-Cookie', [...others, parts.join('; ')]);
 }
