@@ -204,6 +204,7 @@ export class Connection {
   async #call(req: WireRequest, ok: number[], accept: (res: WireResponse) => boolean = () => false): Promise<WireResponse> {
     let retried = false;
     for (;;) {
+      await this.#reopening; // a request started during a re-login waits for its session
       const generation = this.#generation;
       const res = await this.#transport.send(req);
       // A logged-in session that the server replaced (an ended one gets a default-client session):
@@ -236,14 +237,12 @@ export class Connection {
   async #login(): Promise<void> {
     const credentials = this.#credentials;
     if (!credentials) throw new TypeError('svc client: a resumed session cannot log in');
-    this.#transport.sessionCookie = undefined; // a fresh session; the old one is dead or about to be
-    let res: WireResponse;
-    if (credentials.kind === 'anonymous' && this.config.clientId === undefined) {
-      // No client: the server's default client makes the anonymous session on any request.
-      res = await this.#transport.send({ method: 'GET', path: '/resources/session' });
-    } else {
-      res = await this.#transport.send({ method: 'POST', path: '/login', form: loginForm(this.config, this.#sealer, credentials) });
-    }
+    // `fresh`: no cookie goes with a login (the old session is dead or about to be), and its answer's
+    // cookie wins over any late answer to a request that still carried the old one.
+    const res = credentials.kind === 'anonymous' && this.config.clientId === undefined
+      ? // No client: the server's default client makes the anonymous session on any request.
+        await this.#transport.send({ method: 'GET', path: '/resources/session', fresh: true })
+      : await this.#transport.send({ method: 'POST', path: '/login', form: loginForm(this.config, this.#sealer, credentials), fresh: true });
     if (res.status !== 200) throw errorOf(res);
     if (this.#transport.sessionCookie === undefined) throw clientFailure('bad_response', 'the login answer set no session cookie', res.status);
     this.#generation++;

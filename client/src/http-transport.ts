@@ -20,6 +20,8 @@ export interface WireRequest {
   /** Sent as application/x-www-form-urlencoded (login, logout). */
   form?: Record<string, string>;
   headers?: Record<string, string>;
+  /** A login: send no cookie, and the answer's cookie becomes the session whatever else happened meanwhile. */
+  fresh?: boolean;
 }
 
 export interface WireResponse {
@@ -81,7 +83,7 @@ export class HttpTransport {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(req.form).toString();
     }
-    const sentCookie = this.#cookie;
+    const sentCookie = req.fresh ? undefined : this.#cookie;
     if (sentCookie !== undefined) headers.cookie = `${this.#cookieName}=${sentCookie}`;
     let answer: Awaited<ReturnType<typeof request>>;
     let text: string;
@@ -91,7 +93,7 @@ export class HttpTransport {
     } catch (error) {
       throw clientFailure('transport_error', `${req.method} ${url.origin}${url.pathname}: ${(error as Error).message}`, 0, error);
     }
-    const cookieReplaced = this.#takeCookie(answer.headers['set-cookie']);
+    const cookieReplaced = this.#takeCookie(answer.headers['set-cookie'], sentCookie, req.fresh === true);
     const type = answer.headers['content-type'];
     const document = decodeBody(text, Array.isArray(type) ? type[0] : type, answer.statusCode);
     return { status: answer.statusCode, headers: answer.headers, document, sentCookie, cookieReplaced };
@@ -104,17 +106,20 @@ export class HttpTransport {
     if (this.#ownsAgent) await this.#agent.close();
   }
 
-  /** Adopts the session cookie of a Set-Cookie header; a cleared cookie (Max-Age=0, empty) drops ours. */
-  #takeCookie(header: string | string[] | undefined): boolean {
+  /**
+   * Adopts the session cookie of a Set-Cookie header (a cleared one, Max-Age=0 or empty, drops ours),
+   * but only when the request carried the current cookie: a late answer to a request sent with an
+   * ended session must not overwrite the session a login has made meanwhile.
+   */
+  #takeCookie(header: string | string[] | undefined, sentCookie: string | undefined, fresh: boolean): boolean {
     const prefix = `${this.#cookieName}=`;
     const line = (Array.isArray(header) ? header : header ? [header] : []).filter((h) => h.startsWith(prefix)).pop();
     if (line === undefined) return false;
     const [pair, ...attributes] = line.split(';');
     const value = pair.slice(prefix.length).trim();
     const cleared = value === '' || attributes.some((a) => /^\s*max-age\s*=\s*0\s*$/i.test(a));
-    const before = this.#cookie;
-    this.#cookie = cleared ? undefined : value;
-    return !cleared && before !== undefined && before !== value;
+    if (fresh || this.#cookie === sentCookie) this.#cookie = cleared ? undefined : value;
+    return !cleared && sentCookie !== undefined && sentCookie !== value;
   }
 }
 

@@ -23,6 +23,10 @@ async function track(promise: Promise<Connection>): Promise<Connection> {
   open.push(conn);
   return conn;
 }
+async function successfulLogins(): Promise<number> {
+  const metric = await server.core.metrics.logins.get();
+  return metric.values.filter((v) => v.labels.outcome === 'success').reduce((sum, v) => sum + v.value, 0);
+}
 const asAlice = () => track(Connection.open({ kind: 'password', user: 'alice', password: TEST_CREDENTIALS.users.alice }, options('svc-api', TEST_CREDENTIALS.clients['svc-api'])));
 const asBob = () => track(Connection.open({ kind: 'password', user: 'bob', password: TEST_CREDENTIALS.users.bob }, options('svc-web')));
 
@@ -169,7 +173,10 @@ describe('session end', () => {
     const conn = await asAlice();
     const first = await conn.session();
     await server.core.sessions.endForPrincipal('employees', 'alice');
-    const [bob, session, allowed] = await Promise.all([conn.get('bob'), conn.session(), conn.isAllowed('DELETE', 'bob')]);
+    const logins = await successfulLogins();
+    const [bob, session, allowed, ...more] = await Promise.all([conn.get('bob'), conn.session(), conn.isAllowed('DELETE', 'bob'), ...Array.from({ length: 6 }, () => conn.search({ quantity: 1 }))]);
+    expect(await successfulLogins()).toBe(logins + 1);
+    expect(more.every((page) => page.results.length === 1)).toBe(true);
     expect(bob.uniqueId).toBe('bob');
     expect(session).toMatchObject({ type: 'USER', principal: { uniqueId: 'alice', contextId: 'employees' } });
     expect(session.uniqueId).not.toBe(first.uniqueId);
