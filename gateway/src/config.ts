@@ -126,5 +126,22 @@ export function loadGatewayConfigFile(path: string, env: Record<string, string |
   } catch (error) {
     throw new GatewayConfigError([`${path}: ${(error as Error).message}`]);
   }
-  return buildGatewayConfig(doc, env);
+  return buildGatewayConfig(substituteEnv(doc, env), env);
+}
+
+/** `${NAME}` inside any string is replaced from the environment (SPEC section 2); an unset name is an error. */
+export function substituteEnv(value: unknown, env: Record<string, string | undefined>, missing: string[] = []): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      if (env[name] === undefined) missing.push(name);
+      return env[name] ?? '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((item) => substituteEnv(item, env, missing));
+  if (value && typeof value === 'object') {
+    const result = Object.fromEntries(Object.entries(value).map(([key, item]) => [key, substituteEnv(item, env, missing)]));
+    if (missing.length) throw new GatewayConfigError(missing.map((name) => `\${${name}}: not set in the environment`));
+    return result;
+  }
+  return value;
 }
