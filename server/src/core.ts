@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Audit } from './audit';
+import { SlidingWindow } from './flows/sliding-window';
 import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
@@ -51,6 +52,8 @@ export class Core {
   readonly nonces: NonceStore;
   readonly subjects: SubjectService;
   readonly now: () => number;
+  /** Registrations per address (SPEC section 7). */
+  readonly registrations: SlidingWindow;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
@@ -66,6 +69,11 @@ export class Core {
       store,
       idleSeconds: config.global['session.idle'],
       absoluteSeconds: config.global['session.absolute'],
+      now: this.now,
+    });
+    this.registrations = new SlidingWindow({
+      limit: () => this.config.global['registration.perAddress'],
+      windowSeconds: () => this.config.global['registration.window'],
       now: this.now,
     });
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);

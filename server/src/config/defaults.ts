@@ -32,6 +32,8 @@ export const DEFAULT_GLOBAL: GlobalConfig = {
   'lockout.subjectFailures': 50,
   'lockout.addressFailures': 100,
   'lockout.answerFailures': 3,
+  'registration.perAddress': 10,
+  'registration.window': 60 * 60,
   'body.limit': 1024 * 1024,
   'search.maxQuantity': 1000,
   'search.defaultQuantity': 25,

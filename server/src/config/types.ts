@@ -86,6 +86,9 @@ export interface GlobalConfig {
   'lockout.subjectFailures': number;
   'lockout.addressFailures': number;
   'lockout.answerFailures': number;
+  /** Registrations accepted from one address per `registration.window` seconds. */
+  'registration.perAddress': number;
+  'registration.window': number;
   'body.limit': number;
   'search.maxQuantity': number;
   'search.defaultQuantity': number;

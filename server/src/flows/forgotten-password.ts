@@ -1,10 +1,11 @@
-import { AccessDenied, InvalidRequest, NotFound, TooManyRequests } from '../../../common/src/errors';
+import { AccessDenied, InvalidRequest, NotFound } from '../../../common/src/errors';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
 import { valuesOf } from '../subjects/subject';
 import { normaliseAnswer } from '../subjects/subject-service';
 import { DecoyQuestions } from './decoy-questions';
+import { SlidingWindow } from './sliding-window';
 
 /** What a session remembers of the flow: one subject, and whether its answers matched. */
 interface FlowState {
@@ -25,8 +26,6 @@ export interface FlowOutcome<T> {
 }
 
 const STATE_KEY = 'forgottenPassword';
-/** Subjects whose wrong answers are counted at once; beyond it the oldest count is dropped. */
-const MAX_TRACKED = 100_000;
 
 /**
  * The forgotten-password flow of SPEC section 7, in one ANON or INTERNAL session bound to one
@@ -36,10 +35,15 @@ const MAX_TRACKED = 100_000;
  */
 export class ForgottenPassword {
   private readonly decoys: DecoyQuestions;
-  private readonly failures = new Map<string, number[]>();
+  private readonly wrongAnswers: SlidingWindow;
 
   constructor(private readonly core: Core) {
     this.decoys = new DecoyQuestions(core.config.server.dataDir);
+    this.wrongAnswers = new SlidingWindow({
+      limit: () => core.config.global['lockout.answerFailures'],
+      windowSeconds: () => core.config.global['lockout.window'],
+      now: core.now,
+    });
   }
 
   private settings(contextId: string) {
@@ -86,7 +90,7 @@ export class ForgottenPassword {
       throw new InvalidRequest('ask for the questions of this subject first, in this session');
     }
     const key = `${contextId}/${uniqueId.toLowerCase()}`;
-    this.throttle(key);
+    this.wrongAnswers.assertAllowed(key, 'too many wrong answers; try again later');
     const found = await this.usable(contextId, uniqueId);
     const expected = found?.answers ?? [];
     // Always one verification per given answer, whether or not the subject exists.
@@ -96,8 +100,7 @@ export class ForgottenPassword {
     const ok = found !== undefined && given.length === expected.length && verdicts.every((v) => v.ok);
     this.core.audit.record({ event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: key, session: flow.session.handle });
     if (!ok) {
-      if (this.failures.size >= MAX_TRACKED && !this.failures.has(key)) this.failures.delete(this.failures.keys().next().value!);
-      this.failures.set(key, [...(this.failures.get(key) ?? []), this.core.now()]);
+      this.wrongAnswers.record(key);
       throw new InvalidRequest('the answers do not match', { errors: [{ path: 'answers', message: 'do not match' }] });
     }
     await this.core.sessions.attachData(flow.cookieValue!, flow.session, { ...flow.session.data, [STATE_KEY]: { ...state, answered: true } });
@@ -118,18 +121,5 @@ export class ForgottenPassword {
     await this.core.sessions.attachData(flow.cookieValue!, flow.session, rest);
     await this.core.subjects.setPasswordHash(contextId, uniqueId, hash, 'reset');
     this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: `${contextId}/${uniqueId}`, session: flow.session.handle });
-  }
-
-  /** `lockout.answerFailures` wrong answers per window per subject, then 429 until the window passes. */
-  private throttle(key: string): void {
-    const g = this.core.config.global;
-    const windowMs = g['lockout.window'] * 1000;
-    const now = this.core.now();
-    const recent = (this.failures.get(key) ?? []).filter((t) => now - t < windowMs);
-    this.failures.set(key, recent);
-    if (recent.length >= g['lockout.answerFailures']) {
-      const retry = Math.ceil((recent[0] + windowMs - now) / 1000);
-      throw new TooManyRequests('too many wrong answers; try again later', { headers: { 'Retry-After': String(retry) } });
-    }
   }
 }

@@ -54,7 +54,9 @@ function sendSubject(core: Core, req: Request, res: Response, status: number, co
 export async function createSubject(core: Core, req: Request, res: Response, contextId: string): Promise<void> {
   const body = subjectBody(req);
   const writer = await writerOf(core, req, contextId);
+  if (writer === 'registrant') core.registrations.assertAllowed(req.svc.peer, 'too many registrations from this address; try again later');
   const created = await core.subjects.create(contextId, body.uniqueId, body.attributes, writer);
+  if (writer === 'registrant') core.registrations.record(req.svc.peer);
   core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${contextId}/${created.uniqueId}`, session: req.svc.session.handle, peer: req.svc.peer });
   res.setHeader('Location', `${req.baseUrl}/contexts/${encodeURIComponent(contextId)}/subjects/${encodeURIComponent(created.uniqueId)}`);
   sendSubject(core, req, res, 201, contextId, created);

@@ -1,0 +1,65 @@
+import { startTestServer, type TestServer } from '../helpers/core-server';
+import { bodyOf } from '../helpers/json';
+
+let server: TestServer;
+const register = (context: string, subject: unknown) =>
+  fetch(`${server.baseUrl}/resources/contexts/${context}/subjects`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ subject }),
+  });
+const carol = (overrides: Record<string, unknown> = {}) => ({
+  uniqueId: 'carol',
+  attributes: { mail: 'carol@example.org', givenName: 'Carol', familyName: 'Cole', password: 'Carol-registers-1', ...overrides },
+});
+
+afterEach(() => server.stop());
+
+describe('registration by an anonymous visitor', () => {
+  beforeEach(async () => {
+    server = await startTestServer({ configure: (doc) => Object.assign(doc, { global: { 'registration.perAddress': 3 } }) });
+  });
+
+  test('registers with the registration attributes; roles get the default', async () => {
+    const res = await register('customers', carol());
+    expect(res.status).toBe(201);
+    expect((await bodyOf(res)).subject.attributes).toEqual({ mail: 'carol@example.org', givenName: 'Carol', familyName: 'Cole', roles: ['user'] });
+  });
+
+  test.each([
+    ['an attribute outside the registration set', 'customers', carol({ roles: ['admin'] }), 400, 'attribute_not_writable'],
+    ['a context without registration', 'employees', carol(), 401, 'access_denied'],
+    ['a reserved id', 'customers', { ...carol(), uniqueId: 'svcadmin' }, 409, 'conflict'],
+    ['a weak password', 'customers', carol({ password: 'password123' }), 400, 'weak_password'],
+  ])('refuses %s', async (_name, context, subject, status, code) => {
+    const res = await register(context, subject);
+    expect(res.status).toBe(status);
+    expect((await bodyOf(res)).code).toBe(code);
+    expect(await server.core.subjects.context(context).store.get(context, (subject as { uniqueId: string }).uniqueId)).toBeUndefined();
+  });
+
+  test('a taken name is 409, and registrations are throttled per address', async () => {
+    expect((await register('customers', carol())).status).toBe(201);
+    expect((await register('customers', { ...carol(), uniqueId: 'carol2' })).status).toBe(409);
+    expect((await register('customers', { ...carol({ mail: 'c3@example.org' }), uniqueId: 'c3' })).status).toBe(201);
+    expect((await register('customers', { ...carol({ mail: 'c4@example.org' }), uniqueId: 'c4' })).status).toBe(201);
+    const throttled = await register('customers', { ...carol({ mail: 'c5@example.org' }), uniqueId: 'c5' });
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
+
+test('with anonymous off, registration runs in an INTERNAL session (seed 3.2)', async () => {
+  server = await startTestServer({
+    configure: (doc) => {
+      const clients = doc.clients as Array<{ id: string; authenticators: string[] }>;
+      clients.find((c) => c.id === 'anon')!.authenticators = ['system'];
+    },
+  });
+  const session = await fetch(`${server.baseUrl}/resources/session`, { headers: { accept: 'application/json' } });
+  expect(session.status).toBe(401);
+  expect((await bodyOf(session)).code).toBe('authentication_required');
+  const res = await register('customers', carol());
+  expect(res.status).toBe(201);
+  expect(res.headers.get('set-cookie')).toMatch(/^SVCSESSIONID=/);
+});
