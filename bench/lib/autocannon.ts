@@ -14,6 +14,8 @@ export interface LoadOptions {
   warmup: number;
   /** The status a successful answer has (default: any 2xx). */
   expectStatus?: number;
+  /** Seconds before a request counts as failed (default 10). */
+  timeout?: number;
 }
 
 async function once(options: LoadOptions, duration: number): Promise<Measurement> {
@@ -22,6 +24,7 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
     url: options.url,
     connections: options.connections,
     duration,
+    timeout: options.timeout,
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,

@@ -4,12 +4,33 @@ import { withChild } from './child';
 export interface CoreUnderTest extends CoreReady {
   /** `Cookie` header value of a USER session. */
   cookie(user: 'alice' | 'bob'): string;
+  /**
+   * Waits until the server answers GET /health within 50 ms: requests a previous load left queued
+   * (a load generator's timeouts do not stop the server working on them) must not burden the next.
+   */
+  settle(): Promise<void>;
+}
+
+async function settle(url: string): Promise<void> {
+  const until = Date.now() + 120_000;
+  while (Date.now() < until) {
+    const t0 = performance.now();
+    try {
+      const response = await fetch(`${url}/health`);
+      await response.arrayBuffer();
+      if (performance.now() - t0 < 50) return;
+    } catch {
+      // not answering yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the server did not become idle within 120 s');
 }
 
 /** Runs `body` against a fresh core server process (servers/core.ts), stopped afterwards. */
 export function withCore<R>(options: { subjects?: number }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
   const args = options.subjects ? ['--subjects', String(options.subjects)] : [];
   return withChild<CoreReady, R>('servers/core', args, (child) =>
-    body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}` }),
+    body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url) }),
   );
 }

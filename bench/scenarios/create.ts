@@ -19,6 +19,7 @@ export const create: Scenario = {
         ['CREATE subject (admin, with password)', (id) => ({ password: `Pw-${id}-x9!` })],
       ];
       for (const [name, extra] of variants) {
+        await core.settle();
         const m = await autocannonLoad({
           url: `${core.url}/svc/resources/contexts/employees/subjects`,
           method: 'POST',
