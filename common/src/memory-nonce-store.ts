@@ -6,10 +6,10 @@
  * of forgetting old ones. Forgetting an unexpired nonce would reopen the replay window for the request
  * it protects, so a flood may deny logins for a while but can never make a replay succeed.
  */
-import { ServiceUnavailable } from '../../../common/src/errors';
-import type { NonceStore } from '../../../common/src/nonce-store';
+import { ServiceUnavailable } from './errors';
+import type { NonceStore } from './nonce-store';
 
-export type { NonceStore } from '../../../common/src/nonce-store';
+export type { NonceStore } from './nonce-store';
 
 export interface MemoryNonceStoreOptions {
   /** Most nonces held at once. Default 100 000 (about 110 logins a second kept for 900 s). */

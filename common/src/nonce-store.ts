@@ -4,7 +4,7 @@
  *
  * It lives in `common` because both the core server and the gateway check nonces, and the gateway
  * must not import server code. Implementations: the bounded in-memory store
- * (`server/src/clientcred/nonce-store.ts`, one process) and the session store's (shared by every
+ * (`memory-nonce-store.ts` beside this file, one process) and the session store's (shared by every
  * instance, so that a nonce accepted by one core or gateway is refused by all the others).
  */
 export interface NonceStore {

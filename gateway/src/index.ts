@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
-import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
 import { ConnectionCoreLogin, type CoreLogin } from './core-login';

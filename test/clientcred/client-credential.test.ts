@@ -6,7 +6,7 @@ import { createCipheriv } from 'node:crypto';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { deriveClientKey } from '../../server/src/clientcred/client-key';
 import { ClientCredential, ClientCredentialRejected, type OpenClientCredentialInput } from '../../server/src/clientcred/client-credential';
-import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { InvalidClient, ServiceUnavailable } from '../../common/src/errors';
 import { clientcredAad, formatSealed } from '../../common/src/clientcred/format';
 

@@ -6,7 +6,7 @@ import forge from 'node-forge';
 import { ClientSealer, deriveSealingKey } from '../../client/src/clientcred/sealer';
 import { deriveClientKey } from '../../server/src/clientcred/client-key';
 import { ClientCredential, ClientCredentialRejected, openSealed } from '../../server/src/clientcred/client-credential';
-import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { clientcredAad, paramAad } from '../../common/src/clientcred/format';
 
 const SECRET = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';

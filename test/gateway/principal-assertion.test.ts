@@ -8,7 +8,7 @@ import {
   verifyPrincipalAssertion,
   type VerifyPrincipalAssertionOptions,
 } from '../../common/src/assertion/principal-assertion';
-import { MemoryNonceStore } from '../../server/src/clientcred/nonce-store';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import type { NonceStore } from '../../common/src/nonce-store';
 
 const SECRET = 'cG9ydGFsLXNlY3JldC1mb3ItdGVzdC12ZWN0b3JzLW9ubHk';

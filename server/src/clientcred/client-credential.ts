@@ -21,7 +21,7 @@ import {
   type SealedParamName,
   type SealedParts,
 } from '../../../common/src/clientcred/format';
-import type { NonceStore } from './nonce-store';
+import type { NonceStore } from '../../../common/src/nonce-store';
 
 /** Stable audit reasons; never shown to the client. */
 export type ClientCredFailureReason = 'malformed' | 'tag_mismatch' | 'client_mismatch' | 'stale' | 'replayed' | 'param_invalid';
