@@ -3,7 +3,7 @@ import { loadClientConfig } from '../config';
 import { Connection } from '../connection';
 import { SvcSessionError } from '../errors';
 import type { Credentials } from '../login';
-import { OPERATIONS, type Operation } from '../types';
+import { OPERATIONS } from '../types';
 import { UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
 import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
@@ -113,70 +113,78 @@ async function endSaved(ctx: CliContext): Promise<boolean> {
   return true;
 }
 
-const whoami: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    args(ctx, 0, 0, 'whoami');
+const whoami: Command = (ctx) => {
+  args(ctx, 0, 0, 'whoami');
+  return withSession(ctx, async (conn) => {
     print(ctx, { ...(await conn.session()), contextId: conn.contextId }, (s) => sessionTable(s) + table(undefined, [['context', s.contextId]]));
     return 0;
   });
+};
 
-const contexts: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    args(ctx, 0, 0, 'contexts');
+const contexts: Command = (ctx) => {
+  args(ctx, 0, 0, 'contexts');
+  return withSession(ctx, async (conn) => {
     print(ctx, await conn.contexts(), (list) => table(['id', 'default'], list.map((c) => [c.id, c.default ? 'yes' : ''])));
     return 0;
   });
+};
 
-const get: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [id] = args(ctx, 1, 1, 'get ID');
+const get: Command = (ctx) => {
+  const [id] = args(ctx, 1, 1, 'get ID');
+  return withSession(ctx, async (conn) => {
     print(ctx, await conn.get(id), subjectTable);
     return 0;
   });
+};
 
-const search: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [text] = args(ctx, 0, 1, 'search [TEXT] [--filter F] [--offset N] [--quantity N]');
+const search: Command = (ctx) => {
+  const [text] = args(ctx, 0, 1, 'search [TEXT] [--filter F] [--offset N] [--quantity N]');
+  return withSession(ctx, async (conn) => {
     const { filter } = ctx.values;
     const page = await conn.search({ search: text, filter, offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
     print(ctx, page, searchTable);
     return 0;
   });
+};
 
-const create: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [id, ...rest] = args(ctx, 1, Infinity, 'create ID name=value... [--set-password]');
+const create: Command = (ctx) => {
+  const [id, ...rest] = args(ctx, 1, Infinity, 'create ID name=value... [--set-password]');
+  return withSession(ctx, async (conn) => {
     const attributes = parseAttributes(rest);
     if (ctx.values['set-password']) attributes.password = await password(ctx, 'SVC_NEW_PASSWORD', `Password for ${id}: `);
     const values = Object.fromEntries(Object.entries(attributes).filter((e): e is [string, string | string[]] => e[1] !== null));
     print(ctx, await conn.create({ uniqueId: id, attributes: values }), subjectTable);
     return 0;
   });
+};
 
-const update: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [id, ...rest] = args(ctx, 2, Infinity, 'update ID name=value... [--if-match ETAG]');
+const update: Command = (ctx) => {
+  const [id, ...rest] = args(ctx, 2, Infinity, 'update ID name=value... [--if-match ETAG]');
+  return withSession(ctx, async (conn) => {
     print(ctx, await conn.update(id, parseAttributes(rest), { ifMatch: ctx.values['if-match'] }), subjectTable);
     return 0;
   });
+};
 
-const remove: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [id] = args(ctx, 1, 1, 'delete ID');
+const remove: Command = (ctx) => {
+  const [id] = args(ctx, 1, 1, 'delete ID');
+  return withSession(ctx, async (conn) => {
     await conn.delete(id);
     print(ctx, { deleted: id, contextId: conn.contextId }, (d) => `deleted ${d.deleted} from ${d.contextId}\n`);
     return 0;
   });
+};
 
-const can: Command = (ctx) =>
-  withSession(ctx, async (conn) => {
-    const [op, id] = args(ctx, 1, 2, 'can OP [ID]');
-    const operation = OPERATIONS.find((o) => o === op.toUpperCase());
-    if (!operation) throw new UsageError(`OP is one of ${OPERATIONS.join(', ')}`);
-    const check = await conn.check(operation as Operation, id);
+const can: Command = (ctx) => {
+  const [op, id] = args(ctx, 1, 2, 'can OP [ID]');
+  const operation = OPERATIONS.find((o) => o === op.toUpperCase());
+  if (!operation) throw new UsageError(`OP is one of ${OPERATIONS.join(', ')}`);
+  return withSession(ctx, async (conn) => {
+    const check = await conn.check(operation, id);
     print(ctx, check, decisionLine);
     return check.allowed ? 0 : 1;
   });
+};
 
 const logout: Command = async (ctx) => {
   args(ctx, 0, 0, 'logout');
