@@ -77,11 +77,7 @@ export class Core {
       now: this.now,
     });
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
-    this.subjects.onChange((contextId, uniqueId, change) => {
-      void this.sessions.endForPrincipal(contextId, uniqueId).then((ended) => {
-        if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason: change, principal: `${contextId}/${uniqueId}`, sessions: ended });
-      });
-    });
+    this.subjects.onChange((contextId, uniqueId, change) => this.endSubjectSessions(contextId, uniqueId, change));
     this.apply(config);
   }
 
@@ -135,6 +131,15 @@ export class Core {
       this.stores.set(context.store, store);
     }
     return store;
+  }
+
+  /**
+   * Ends a subject's sessions (SPEC section 4, "Lifetimes": disabled, deleted, password changed),
+   * except the caller's own when it changed its own password.
+   */
+  async endSubjectSessions(contextId: string, uniqueId: string, reason: string, exceptCookieValue?: string): Promise<void> {
+    const ended = await this.sessions.endForPrincipal(contextId, uniqueId, exceptCookieValue);
+    if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: `${contextId}/${uniqueId}`, sessions: ended });
   }
 
   /** The `roles` of a session's principal, read fresh so that a demotion takes effect at once. */

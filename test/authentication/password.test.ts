@@ -58,7 +58,7 @@ describe('own password change and hash upgrade (cheap test hashing)', () => {
 
   it('a hash with old parameters is upgraded at the next successful login', async () => {
     const old = await new PasswordHasher({ argon2: { memoryCost: 2048, timeCost: 1, parallelism: 1 }, precomputeDummy: false }).hash(users.alice);
-    await server.core.subjects.setPasswordHash('employees', 'alice', old, 'upgrade');
+    await server.core.subjects.setPasswordHash('employees', 'alice', old);
     expect(await storedHash(server, 'alice')).toMatch(/^\$argon2id\$v=19\$m=2048,t=1,p=1\$/);
     expect((await login(base, { clientid: 'svc-web', user: 'alice', password: users.alice })).status).toBe(200);
     expect(await storedHash(server, 'alice')).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);

@@ -59,7 +59,7 @@ export class UserPassServiceAuthenticator implements Authenticator {
   private async upgrade(principal: Principal, password: string): Promise<void> {
     try {
       const hash = await this.deps.hasher.hash(password);
-      await this.deps.subjects.setPasswordHash(principal.contextId, principal.uniqueId, hash, 'upgrade');
+      await this.deps.subjects.setPasswordHash(principal.contextId, principal.uniqueId, hash);
     } catch {
       this.deps.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'hash_upgrade', principal: `${principal.contextId}/${principal.uniqueId}` });
     }

@@ -119,7 +119,8 @@ export class ForgottenPassword {
     const hash = await this.core.hasher.hash(password);
     const { [STATE_KEY]: _done, ...rest } = flow.session.data ?? {};
     await this.core.sessions.attachData(flow.cookieValue!, flow.session, rest);
-    await this.core.subjects.setPasswordHash(contextId, uniqueId, hash, 'reset');
+    await this.core.subjects.setPasswordHash(contextId, uniqueId, hash);
+    await this.core.endSubjectSessions(contextId, uniqueId, 'password');
     this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: `${contextId}/${uniqueId}`, session: flow.session.handle });
   }
 }

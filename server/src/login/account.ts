@@ -41,12 +41,9 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   }
   checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
   const newHash = await core.hasher.hash(change.newPassword);
-  // 'upgrade' stores the hash without the service's "end every session" event: this change must
-  // keep the caller's session, so the other sessions are ended here, explicitly.
-  await core.subjects.setPasswordHash(contextId, uniqueId, newHash, 'upgrade');
-  const ended = await core.sessions.endForPrincipal(contextId, uniqueId, change.cookieValue);
+  await core.subjects.setPasswordHash(contextId, uniqueId, newHash);
   core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
-  if (ended) core.audit.record({ event: 'session_end', outcome: 'success', reason: 'password', principal: key, sessions: ended });
+  await core.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
 }
 
 /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */

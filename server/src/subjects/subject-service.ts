@@ -17,7 +17,7 @@ export interface SearchParams {
 
 /** Why a subject's sessions must end (SPEC section 4, "Lifetimes"). */
 export type SubjectChange = 'deleted' | 'disabled' | 'password';
-export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => void;
+export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => Promise<void>;
 
 /** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
 export const normaliseAnswer = (answer: string): string => fold(answer).replace(/\s+/g, ' ').trim();
@@ -91,26 +91,29 @@ export class SubjectService {
     await this.protectSecrets(config, uniqueId, attributes, checked);
     const updated = await store.update(contextId, this.toWrite(config, uniqueId, attributes), expectedVersion);
     const password = config.definition.password;
-    if (password && password in checked) this.emit(contextId, uniqueId, 'password');
-    if (checked.disabled === 'true' && current.attributes.disabled !== 'true') this.emit(contextId, uniqueId, 'disabled');
+    if (password && password in checked) await this.emit(contextId, uniqueId, 'password');
+    if (checked.disabled === 'true' && current.attributes.disabled !== 'true') await this.emit(contextId, uniqueId, 'disabled');
     return updated;
   }
 
-  /** Stores a new password hash without the mutability rules (the password endpoints use it). */
-  async setPasswordHash(contextId: string, uniqueId: string, hash: string, changedBy: 'self' | 'reset' | 'upgrade'): Promise<void> {
+  /**
+   * Stores a new password hash without the mutability rules (the password endpoints and hash
+   * upgrades use it). Which sessions end is the caller's decision: a reset ends all, an own change
+   * keeps the caller's, an upgrade none.
+   */
+  async setPasswordHash(contextId: string, uniqueId: string, hash: string): Promise<void> {
     const { config, store } = this.context(contextId);
     const name = config.definition.password;
     if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
     const current = await this.read(contextId, uniqueId);
     const attributes = { ...current.attributes, [name]: hash };
     await store.update(contextId, this.toWrite(config, uniqueId, attributes));
-    if (changedBy !== 'upgrade') this.emit(contextId, uniqueId, 'password');
   }
 
   async delete(contextId: string, uniqueId: string): Promise<void> {
     const removed = await this.context(contextId).store.delete(contextId, uniqueId);
     if (!removed) throw new NotFound(`subject ${uniqueId} not found in ${contextId}`);
-    this.emit(contextId, uniqueId, 'deleted');
+    await this.emit(contextId, uniqueId, 'deleted');
   }
 
   async search(contextId: string, params: SearchParams): Promise<SearchPage> {
@@ -158,7 +161,7 @@ export class SubjectService {
     return { uniqueId, attributes, keys: [...new Set(keys)], indexed };
   }
 
-  private emit(contextId: string, uniqueId: string, change: SubjectChange): void {
-    for (const listener of this.listeners) listener(contextId, uniqueId, change);
+  private async emit(contextId: string, uniqueId: string, change: SubjectChange): Promise<void> {
+    await Promise.all(this.listeners.map((listener) => listener(contextId, uniqueId, change)));
   }
 }
