@@ -42,6 +42,25 @@ export function deriveSealingKey(secret: string, clientId: string): string {
   return forge.pkcs5.pbkdf2(password, salt, PBKDF2_ITERATIONS, KEY_BYTES, forge.md.sha256.create());
 }
 
+/**
+ * Derived keys by (clientId, secret): PBKDF2 costs tens of milliseconds of blocked event loop in
+ * node-forge, and a process that opens many connections for one client (the gateway logs in once
+ * per portal user) should pay it once. Few clients per process, so a small bound suffices.
+ */
+const derivedKeys = new Map<string, string>();
+const MAX_DERIVED_KEYS = 64;
+
+function cachedSealingKey(secret: string, clientId: string): string {
+  const id = `${clientId}\u0000${secret}`;
+  let key = derivedKeys.get(id);
+  if (key === undefined) {
+    key = deriveSealingKey(secret, clientId);
+    if (derivedKeys.size >= MAX_DERIVED_KEYS) derivedKeys.delete(derivedKeys.keys().next().value!);
+    derivedKeys.set(id, key);
+  }
+  return key;
+}
+
 export interface SealClientCredOptions {
   /** Unix seconds; defaults to the current time. */
   now?: number;
@@ -65,7 +84,7 @@ export class ClientSealer {
 
   /** With two secrets during a rotation, give the first one: it is the one that seals. */
   constructor(clientId: string, secret: string) {
-    this.#key = deriveSealingKey(secret, clientId);
+    this.#key = cachedSealingKey(secret, clientId);
     this.clientId = clientId;
   }
 
