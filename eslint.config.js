@@ -13,5 +13,10 @@ module.exports = tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
-  { files: ['*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } } },
+  {
+    files: ['*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  { files: ['**/*.mjs'], languageOptions: { sourceType: 'module', globals: { process: 'readonly', URL: 'readonly', console: 'readonly' } } },
 );
