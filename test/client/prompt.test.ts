@@ -1,6 +1,6 @@
 /** The password prompt: raw mode and no echo on a terminal, one line otherwise. */
 import { PassThrough } from 'node:stream';
-import { Interrupted, readPassword, type PromptIo } from '../../client/src/cli/prompt';
+import { Interrupted, readPassword, type PromptIo } from '../../common/src/tty/prompt';
 
 function terminal(): { io: PromptIo; input: PassThrough; written: string[]; raw: boolean[] } {
   const input = new PassThrough();

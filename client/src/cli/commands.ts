@@ -7,7 +7,7 @@ import { OPERATIONS } from '../types';
 import { UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
 import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
-import { readPassword } from './prompt';
+import { readPassword } from '../../../common/src/tty/prompt';
 import { readSession, removeSession, writeSession } from './session-file';
 
 export interface CliValues {

@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { SvcClientError, SvcSessionError } from '../errors';
 import { UsageError } from './attributes';
 import { COMMANDS, type CliContext } from './commands';
-import { Interrupted, type PromptIo } from './prompt';
+import { Interrupted, type PromptIo } from '../../../common/src/tty/prompt';
 import { sessionFilePath } from './session-file';
 
 export interface CliIo extends PromptIo {
