@@ -48,6 +48,7 @@ export class Core {
   readonly audit: Audit;
   readonly hasher: PasswordHasher;
   readonly sessions: SessionManager;
+  private readonly sessionStore: SessionStore;
   /** The session store's replay cache: clientcred nonces are shared wherever the store is shared. */
   readonly nonces: NonceStore;
   readonly subjects: SubjectService;
@@ -65,6 +66,7 @@ export class Core {
     this.hasher = options.hasher ?? new PasswordHasher(config.passwords);
     const store = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
     this.nonces = store;
+    this.sessionStore = store;
     this.sessions = new SessionManager({
       store,
       idleSeconds: config.global['session.idle'],
@@ -150,8 +152,13 @@ export class Core {
     return valuesOf(subject?.attributes.roles);
   }
 
+  /** Every subject store and the session store answer (`/ready`). */
   async ready(): Promise<boolean> {
-    const answers = await Promise.all([...this.stores.values()].map((s) => s.ping().catch(() => false)));
+    const sessions = this.sessionStore.ping().then(
+      () => true,
+      () => false,
+    );
+    const answers = await Promise.all([sessions, ...[...this.stores.values()].map((s) => s.ping().catch(() => false))]);
     return answers.every(Boolean);
   }
 
