@@ -13,6 +13,8 @@ const MIGRATIONS: string[] = [
    CREATE INDEX subject_values_owner ON subject_values (context, subject_id);
    CREATE TABLE subject_keys (context TEXT NOT NULL, key TEXT NOT NULL, subject_id TEXT NOT NULL, PRIMARY KEY (context, key)) WITHOUT ROWID;
    CREATE INDEX subject_keys_owner ON subject_keys (context, subject_id);`,
+  // Filters on uniqueId compare the folded id.
+  `CREATE INDEX subjects_id_lc ON subjects (context, id_lc);`,
 ];
 
 interface Row {
@@ -133,7 +135,7 @@ export class SqliteSubjectStore implements SubjectStore {
   async search(context: string, query: SearchQuery): Promise<SearchPage> {
     const params: unknown[] = [context];
     let where = 's.context = ?';
-    if (query.filter) where += ` AND (${filterToSql(query.filter, 'sqlite', params)})`;
+    if (query.filter) where += ` AND (${filterToSql(query.filter, 'sqlite', params, context)})`;
     if (query.text) {
       const [low, high] = prefixRange(query.text.prefix);
       // Driven by the subject_values index: a prefix range per search attribute.

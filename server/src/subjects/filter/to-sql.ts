@@ -48,14 +48,19 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-const VALUE_EXISTS = (name: string, cond: string) =>
-  `EXISTS (SELECT 1 FROM subject_values v WHERE v.context = s.context AND v.subject_id = s.id AND v.name = ${name} AND ${cond})`;
+/**
+ * Subjects having a value that meets `cond`, as an uncorrelated `IN` so that SQLite and PostgreSQL
+ * drive the query from the subject_values_lookup index and probe the subjects' primary key, instead
+ * of scanning the context and probing values per subject (which grows with the context's size).
+ */
+const HAVING_VALUE = (contextParam: string, name: string, cond: string) =>
+  `s.id IN (SELECT v.subject_id FROM subject_values v WHERE v.context = ${contextParam} AND v.name = ${name} AND ${cond})`;
 
 /**
  * A boolean SQL expression equivalent to `matchesFilter(node, subject)` for the subject row `s`.
  * Parameters are appended to `params` in the order their placeholders appear in the text.
  */
-export function filterToSql(node: FilterNode, dialect: SqlDialect, params: unknown[]): string {
+export function filterToSql(node: FilterNode, dialect: SqlDialect, params: unknown[], context: string): string {
   const bind = (value: string): string => {
     params.push(value);
     return dialect === 'postgres' ? `$${params.length}` : '?';
@@ -80,8 +85,9 @@ export function filterToSql(node: FilterNode, dialect: SqlDialect, params: unkno
     const onId = n.attr === UNIQUE_ID_ATTR;
     const col = onId ? 's.id_lc' : 'v.value_lc';
     // The attribute name's placeholder comes before the value's in the text, so it is bound first.
+    const contextParam = onId ? '' : bind(context);
     const nameParam = onId ? '' : bind(n.attr);
-    const wrap = (cond: string): string => (onId ? cond : VALUE_EXISTS(nameParam, cond));
+    const wrap = (cond: string): string => (onId ? cond : HAVING_VALUE(contextParam, nameParam, cond));
 
     if (n.op === 'pr') return wrap(`${col} <> ''`);
     const needle = normalizeValue(n.value);
