@@ -29,6 +29,9 @@ export interface CoreOptions {
   hasher?: PasswordHasher;
 }
 
+const ROLES_TTL_MS = 5_000;
+const MAX_CACHED_ROLES = 10_000;
+
 /** The state derived from one configuration; replaced as a whole on reload. */
 interface Derived {
   config: SvcConfig;
@@ -58,6 +61,7 @@ export class Core {
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
+  private readonly roles = new Map<string, { roles: readonly string[]; at: number }>();
 
   constructor(config: SvcConfig, options: CoreOptions = {}) {
     this.log = options.logger ?? createLogger();
@@ -79,7 +83,10 @@ export class Core {
       now: this.now,
     });
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
-    this.subjects.onChange((contextId, uniqueId, change) => this.endSubjectSessions(contextId, uniqueId, change));
+    this.subjects.onChange(async (contextId, uniqueId, change) => {
+      this.roles.delete(`${contextId}/${uniqueId}`);
+      if (change !== 'updated') await this.endSubjectSessions(contextId, uniqueId, change);
+    });
     this.apply(config);
   }
 
@@ -144,12 +151,22 @@ export class Core {
     if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: `${contextId}/${uniqueId}`, sessions: ended });
   }
 
-  /** The `roles` of a session's principal, read fresh so that a demotion takes effect at once. */
+  /**
+   * The `roles` of a session's principal. Every authorized request needs them, so they are cached
+   * per subject; a write through the subject service drops the entry at once, and entries live at
+   * most ROLES_TTL_MS so that a write by another process sharing the store is seen soon too.
+   */
   async rolesOf(session: Session): Promise<readonly string[]> {
     if (!session.principal) return [];
+    const key = `${session.principal.contextId}/${session.principal.uniqueId}`;
+    const cached = this.roles.get(key);
+    if (cached && this.now() - cached.at < ROLES_TTL_MS) return cached.roles;
     const entry = this.contexts.get(session.principal.contextId);
     const subject = await entry?.store.get(session.principal.contextId, session.principal.uniqueId);
-    return valuesOf(subject?.attributes.roles);
+    const roles = Object.freeze(valuesOf(subject?.attributes.roles));
+    if (this.roles.size >= MAX_CACHED_ROLES) this.roles.clear();
+    this.roles.set(key, { roles, at: this.now() });
+    return roles;
   }
 
   /** Every subject store and the session store answer (`/ready`). */

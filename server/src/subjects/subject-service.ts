@@ -15,8 +15,11 @@ export interface SearchParams {
   quantity: number;
 }
 
-/** Why a subject's sessions must end (SPEC section 4, "Lifetimes"). */
-export type SubjectChange = 'deleted' | 'disabled' | 'password';
+/**
+ * What happened to a subject. `deleted`, `disabled` and `password` end its sessions (SPEC section 4,
+ * "Lifetimes"); every change invalidates what was derived from the subject (its roles).
+ */
+export type SubjectChange = 'updated' | 'deleted' | 'disabled' | 'password';
 export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => Promise<void>;
 
 /** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
@@ -91,6 +94,7 @@ export class SubjectService {
     await this.protectSecrets(config, uniqueId, attributes, checked);
     const updated = await store.update(contextId, this.toWrite(config, uniqueId, attributes), expectedVersion);
     const password = config.definition.password;
+    await this.emit(contextId, uniqueId, 'updated');
     if (password && password in checked) await this.emit(contextId, uniqueId, 'password');
     if (checked.disabled === 'true' && current.attributes.disabled !== 'true') await this.emit(contextId, uniqueId, 'disabled');
     return updated;
