@@ -31,13 +31,15 @@ export function createApp(core: Core): Express {
 
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core, () => `${root}/login`));
+  // The REST router first: it carries nearly all traffic, and its paths share nothing with the
+  // pages, the config area, AuthZEN or the forgotten-password flow, which follow.
+  const rest = restRouter(core);
+  base.use('/resources', rest);
+  base.use('/', rest);
   base.use(loginRoutes(core));
   base.use(accessRoutes(core));
   base.use(configRoutes(core));
   base.use(forgotRoutes(core));
-  const rest = restRouter(core);
-  base.use('/resources', rest);
-  base.use('/', rest);
   app.use(root, base);
 
   app.use(() => {

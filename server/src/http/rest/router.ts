@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { MethodNotAllowed, NotFound } from '../../../../common/src/errors';
+import { MethodNotAllowed } from '../../../../common/src/errors';
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import type { Operation } from '../../config/types';
 import type { Core } from '../../core';
@@ -89,9 +89,6 @@ export function restRouter(core: Core): Router {
     if (!operation) throw new MethodNotAllowed(`${req.method} does not name an operation here`);
     const target = collection ? `contexts/${p.contextId}/subjects` : `contexts/${p.contextId}/subjects/${p.subjectId}`;
     return answerCheck(core, req, res, operation, target, p.contextId, p.subjectId);
-  });
-  router.use(() => {
-    throw new NotFound('no such resource');
   });
   return router;
 }
