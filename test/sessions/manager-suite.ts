@@ -86,7 +86,7 @@ export function managerBehaviour(harness: StoreHarness): void {
       expect(session).toMatchObject({ type, principal: input.principal, level: 2, stateless: false, created: clock.t, lastAccess: clock.t });
       expect(session.handle).toBe(createHash('sha256').update(cookieValue).digest().subarray(0, 16).toString('base64url'));
       await expect(store.size()).resolves.toBe(1);
-      const key = createHash('sha256').update(cookieValue).digest('hex');
+      const key = createHash('sha256').update(cookieValue).digest('base64url');
       expect(storeKeyOf(cookieValue)).toBe(key);
       await expect(store.get(key)).resolves.toMatchObject({ handle: session.handle, type });
       await expect(store.get(cookieValue)).resolves.toBeUndefined();

@@ -83,9 +83,9 @@ export function handleOf(cookieValue: string): string {
   return createHash('sha256').update(cookieValue, 'utf8').digest().subarray(0, 16).toString('base64url');
 }
 
-/** The store key of a stored session: hex SHA-256 of the cookie value. */
+/** The store key of a stored session: SHA-256 of the cookie value, base64url (shorter than hex: sessions are many). */
 export function storeKeyOf(cookieValue: string): string {
-  return createHash('sha256').update(cookieValue, 'utf8').digest('hex');
+  return createHash('sha256').update(cookieValue, 'utf8').digest('base64url');
 }
 
 /** The signed payload of a stateless cookie value. */
