@@ -7,7 +7,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Req
 import { NotFound } from '../../common/src/errors';
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
-import { opsRouter } from './ops';
+import { opsRouter } from '../../common/src/http/ops';
 import { type GatewayMetrics, type Logger } from './observability';
 import { isPlainPath, splitTarget, stripQuery } from './paths';
 import { sendProblem } from './problem';

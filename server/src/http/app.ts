@@ -7,7 +7,7 @@ import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
 import { forgotRoutes } from './forgot-routes';
 import { loginRoutes } from './login-routes';
-import { opsRouter } from './ops';
+import { opsRouter } from '../../../common/src/http/ops';
 import { requestLog } from './request-log';
 import { restRouter } from './rest/router';
 
