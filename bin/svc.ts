@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo';
-import { createLogger } from '../server/src/log';
+import { createLogger } from '../common/src/log';
 import { runHashPassword } from '../server/src/passwords/hash-password-command';
 import { startServer, type RunningServer } from '../server/src/server';
 import { buildGatewayConfig, loadGatewayConfigFile, startGateway, type RunningGateway } from '../gateway/src/index';

@@ -18,7 +18,7 @@ import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { seedDemo } from '../../server/src/demo/demo';
-import { createLogger } from '../../server/src/log';
+import { createLogger } from '../../common/src/log';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { startServer, type RunningServer } from '../../server/src/server';
 import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';

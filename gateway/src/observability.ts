@@ -2,19 +2,13 @@
  * The gateway's log (one JSON line per event, never a secret) and its metrics on its own prom-client
  * registry (so that a core and a gateway can share one process, as in the demo and the tests).
  */
-import pino from 'pino';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createLogger, type Logger } from '../../common/src/log';
 
-export type Logger = pino.Logger;
+export type { Logger };
 
 export function createGatewayLogger(): Logger {
-  return pino({
-    name: 'svc-gateway',
-    level: process.env.SVC_LOG_LEVEL ?? 'info',
-    base: { pid: process.pid },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: ['secret', '*.secret', 'cookie', '*.cookie', 'assertion', '*.assertion'], censor: '[redacted]' },
-  });
+  return createLogger({ name: 'svc-gateway' });
 }
 
 export class GatewayMetrics {

@@ -1,4 +1,4 @@
-import type { Logger } from './log';
+import type { Logger } from '../../common/src/log';
 import type { Metrics } from './metrics';
 
 export type AuditEvent =

@@ -5,7 +5,7 @@ import { SlidingWindow } from './flows/sliding-window';
 import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
-import { createLogger, type Logger } from './log';
+import { createLogger, type Logger } from '../../common/src/log';
 import { Metrics } from './metrics';
 import { PasswordHasher } from './passwords/password-hasher';
 import { PolicyDecisionPoint } from './policy/policy-decision-point';

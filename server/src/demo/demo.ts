@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { buildConfig } from '../config/load';
 import type { SvcConfig } from '../config/types';
 import type { Core } from '../core';
-import type { Logger } from '../log';
+import type { Logger } from '../../../common/src/log';
 import { PasswordHasher } from '../passwords/password-hasher';
 import { demoConfigDocument, type DemoCredentials } from './demo-config';
 

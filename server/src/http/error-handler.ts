@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMediaType } from '../../../common/src/errors';
 import { problemDetails } from '../../../common/src/problem';
 import type { WireDocument } from '../../../common/src/wire/xml';
-import type { Logger } from '../log';
+import type { Logger } from '../../../common/src/log';
 import { sendDocument } from './respond';
 
 /** body-parser and express signal their own failures with `type`/`status`; name them in our terms. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../log';
+import type { Logger } from '../../../common/src/log';
 import type { Metrics } from '../metrics';
 
 /**

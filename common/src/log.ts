@@ -3,8 +3,9 @@ import pino from 'pino';
 export type Logger = pino.Logger;
 
 /**
- * One JSON line per event on stdout. The redaction list is a second line of defence: secrets are
- * never passed to the logger in the first place.
+ * One JSON line per event on stdout, for every process (the core names itself `svc`, the gateway
+ * `svc-gateway`). The redaction list is a second line of defence: secrets, cookies, tokens and
+ * assertions are never passed to the logger in the first place.
  */
 export function createLogger(options: { level?: string; destination?: pino.DestinationStream; name?: string } = {}): Logger {
   return pino(
@@ -14,7 +15,7 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
       base: { pid: process.pid },
       // Epoch milliseconds (pino's default): an ISO string costs a Date formatting on every request line.
       timestamp: pino.stdTimeFunctions.epochTime,
-      redact: { paths: ['password', '*.password', 'secret', '*.secret', 'clientcred', '*.clientcred', 'cookie', '*.cookie', 'token', '*.token'], censor: '[redacted]' },
+      redact: { paths: ['password', '*.password', 'secret', '*.secret', 'clientcred', '*.clientcred', 'cookie', '*.cookie', 'token', '*.token', 'assertion', '*.assertion'], censor: '[redacted]' },
     },
     options.destination ?? pino.destination({ sync: false }),
   );
