@@ -4,6 +4,7 @@ import type { Core } from '../core';
 import { accessRoutes } from './access-routes';
 import { authenticationFilter } from './authentication-filter';
 import { configRoutes } from './config-routes';
+import { cors } from './cors';
 import { errorHandler } from './error-handler';
 import { forgotRoutes } from './forgot-routes';
 import { loginRoutes } from './login-routes';
@@ -27,6 +28,7 @@ export function createApp(core: Core): Express {
   app.set('trust proxy', core.config.server.trustProxy.length ? core.config.server.trustProxy : false);
 
   app.use(requestLog(core.log, core.metrics));
+  app.use(cors(() => core.config.server.corsOrigins));
   app.use(opsRouter({ ready: () => core.ready(), registry: core.metrics.registry }));
 
   const base = Router({ caseSensitive: true, strict: true });
