@@ -9,6 +9,11 @@ export interface LoadOptions {
   body?: string;
   /** Called before each request: a fresh body (CREATE needs a new uniqueId every time). */
   nextBody?: () => string;
+  /**
+   * Called before each request with its method and path (and query) as sent: headers added to that
+   * request only (a gateway request needs a freshly signed, single-use principal assertion).
+   */
+  nextHeaders?: (method: string, path: string) => Record<string, string>;
   connections: number;
   duration: number;
   warmup: number;
@@ -16,10 +21,25 @@ export interface LoadOptions {
   expectStatus?: number;
   /** Seconds before a request counts as failed (default 10). */
   timeout?: number;
+  /** Awaited between the warmup and the measured load (e.g. until the server is ready again). */
+  afterWarmup?: () => Promise<void>;
+}
+
+function failureKinds(statuses: Map<number, number>, result: autocannon.Result): string {
+  const kinds = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status} ×${count}`);
+  if (result.errors) kinds.push(`${result.errors} errors (${result.timeouts} timeouts)`);
+  return kinds.join(', ');
 }
 
 async function once(options: LoadOptions, duration: number): Promise<Measurement> {
-  const { nextBody } = options;
+  const { nextBody, nextHeaders } = options;
+  // autocannon calls setupRequest whenever it builds the next request of a connection, so a fresh
+  // body or fresh headers cost one request build each (the static form is built once).
+  const setupRequest = (request: autocannon.RawRequest): autocannon.RawRequest => ({
+    ...request,
+    ...(nextBody ? { body: nextBody() } : {}),
+    ...(nextHeaders ? { headers: { ...request.headers, ...nextHeaders(request.method ?? 'GET', request.path ?? '/') } } : {}),
+  });
   const instance = autocannon({
     url: options.url,
     connections: options.connections,
@@ -28,18 +48,22 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
-    ...(nextBody ? { requests: [{ setupRequest: (request) => ({ ...request, body: nextBody() }) }] } : {}),
+    ...(nextBody || nextHeaders ? { requests: [{ setupRequest }] } : {}),
   });
   const latencies = new Latencies();
   let ok = 0;
   let other = 0;
+  const otherStatuses = new Map<number, number>();
   const wanted = options.expectStatus;
   instance.on('response', (_client, status, _bytes, ms) => {
     const success = wanted === undefined ? status >= 200 && status < 300 : status === wanted;
     if (success) {
       ok++;
       latencies.record(ms);
-    } else other++;
+    } else {
+      other++;
+      otherStatuses.set(status, (otherStatuses.get(status) ?? 0) + 1);
+    }
   });
   const result = await instance;
   return {
@@ -47,6 +71,7 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
     ...latencies.summary(),
     total: ok + other + result.errors,
     failures: other + result.errors,
+    ...(other + result.errors ? { failureKinds: failureKinds(otherStatuses, result) } : {}),
   };
 }
 
@@ -57,6 +82,9 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
  * autocannon waits for a body: use undici-loop.ts for HEAD.
  */
 export async function autocannonLoad(options: LoadOptions): Promise<Measurement> {
-  if (options.warmup > 0) await once(options, options.warmup);
+  if (options.warmup > 0) {
+    await once(options, options.warmup);
+    await options.afterWarmup?.();
+  }
   return once(options, options.duration);
 }

@@ -11,7 +11,8 @@ export interface CoreUnderTest extends CoreReady {
   settle(): Promise<void>;
 }
 
-async function settle(url: string): Promise<void> {
+/** Waits until `${url}/health` answers within 50 ms (see `CoreUnderTest.settle`); the gateway has /health at its origin too. */
+export async function settle(url: string): Promise<void> {
   const until = Date.now() + 120_000;
   while (Date.now() < until) {
     const t0 = performance.now();

@@ -11,6 +11,8 @@ export interface Measurement {
   total: number;
   /** Answers that were not the expected status, plus connection errors. */
   failures: number;
+  /** What the failures were, e.g. `401 ×12, 3 errors` (load generators that can tell). */
+  failureKinds?: string;
 }
 
 /** One line of the results table (and one entry of bench/results.json). */
@@ -64,7 +66,7 @@ export function loadRow(
 ): Row {
   const reference = options.reference;
   const ratio = reference?.throughput ? m.throughput / reference.throughput : null;
-  const notes = [options.note, m.failures ? `${m.failures} failed of ${m.total}` : undefined].filter(Boolean);
+  const notes = [options.note, m.failures ? `${m.failures} failed of ${m.total}${m.failureKinds ? `: ${m.failureKinds}` : ''}` : undefined].filter(Boolean);
   return {
     name,
     throughput: m.throughput,

@@ -1,4 +1,4 @@
-/** What the bench parent and the core server child (servers/core.ts) agree on; no server code. */
+/** What the bench parent and the server children (servers/core.ts, servers/gateway.ts) agree on; no server code. */
 import type { DemoCredentials } from '../../server/src/demo/demo-config';
 
 /** Fixed credentials: the bench logs in with them. Not secrets: the server lives for one run. */
@@ -29,3 +29,24 @@ export interface CoreReady {
 /** The seeded subjects' ids: user000000, user000001, … (zero-padded, so prefixes select fixed counts). */
 export const seededId = (i: number): string => `user${String(i).padStart(6, '0')}`;
 
+
+/** The gateway's client at the core (demo configuration: a secret and allowPrincipalAssertion). */
+export const BENCH_GATEWAY_CLIENT = 'portal-gateway';
+
+/** The portal the bench signs principal assertions as (SPEC 9). */
+export const BENCH_PORTAL = 'demo-portal';
+
+/** What servers/gateway.ts prints once it listens. */
+export interface GatewayReady {
+  /** The gateway's origin, `http://127.0.0.1:port` (/health is here). */
+  url: string;
+  /** `{gw}`: `{url}{root}`. */
+  base: string;
+  /** `{gw}` as a path, e.g. `/gw`: what requests and assertions start with. */
+  root: string;
+  /** The core's `{base}` the gateway forwards to. */
+  core: string;
+  portal: string;
+  /** The portal's secret (the bench's fixed one; signs each request's assertion). */
+  secret: string;
+}

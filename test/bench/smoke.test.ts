@@ -9,7 +9,8 @@ const RUNNER = join(__dirname, '..', '..', 'dist', 'bench', 'run.js');
 
 /**
  * The benchmark runner works end to end: `--smoke` (about a second per row) on two cheap scenarios
- * (the bare express baseline and the check, which needs it; the session-memory child). It needs the
+ * (the bare express baseline and the check, which needs it; the check through the gateway; the
+ * session-memory child). It needs the
  * build (`pretest` runs it). No timing is asserted: CI machines differ.
  */
 describe('bench --smoke', () => {
@@ -22,7 +23,7 @@ describe('bench --smoke', () => {
   it('prints a table and writes results JSON with the expected keys', async () => {
     expect(existsSync(RUNNER)).toBe(true);
     const out = join(dir, 'results.json');
-    const { stdout } = await run(process.execPath, [RUNNER, '--smoke', '--only', 'check', '--only', 'session-memory', '--connections', '4', '--out', out], {
+    const { stdout } = await run(process.execPath, [RUNNER, '--smoke', '--only', 'check', '--only', 'gateway', '--only', 'session-memory', '--connections', '4', '--out', out], {
       timeout: 120_000,
       maxBuffer: 4 * 1024 * 1024,
     });
@@ -36,7 +37,7 @@ describe('bench --smoke', () => {
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(Object.keys(results).sort()).toEqual(['date', 'failures', 'machine', 'options', 'rows', 'scenarios']);
     expect(results.failures).toEqual([]);
-    expect(results.scenarios).toEqual(['bare-express', 'check', 'session-memory']);
+    expect(results.scenarios).toEqual(['bare-express', 'check', 'gateway', 'session-memory']);
     expect(results.options).toMatchObject({ smoke: true, duration: 1, connections: 4 });
     const rows = results.rows as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.name)).toEqual([
@@ -48,6 +49,7 @@ describe('bench --smoke', () => {
       'check form 2: PUT ?isAllowed=UPDATE (USER)',
       'check form 3: GET ?isAllowed=READ (USER)',
       'check form 4: GET /authz/... (USER)',
+      'check form 3 through the gateway (USER bob)',
       'memory per idle session (memory store, 10,000)',
     ]);
     for (const row of rows) {

@@ -1,0 +1,62 @@
+/**
+ * The gateway under test (SPEC 9), as its own process pointed at a core that runs in another one (so
+ * that the gateway and the core never share an event loop): client portal-gateway with the bench's
+ * fixed secret, one portal (demo-portal) with its secret, on 127.0.0.1 port 0, logging at `info` to
+ * a file in a temporary directory (as a deployment would log).
+ *
+ *   node dist/bench/servers/gateway.js --core {base} [--log info|silent]
+ *   BENCH_GATEWAY_LOG=stderr  logs to stderr instead (to see what the gateway says during a run)
+ *
+ * Prints one JSON line (`GatewayReady`) on stdout.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { buildGatewayConfig, startGateway } from '../../gateway/src/index';
+import { onStop, report } from '../lib/child';
+import { BENCH_CREDENTIALS, BENCH_GATEWAY_CLIENT, BENCH_PORTAL, type GatewayReady } from './core-shared';
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { core: { type: 'string' }, log: { type: 'string', default: 'info' } } });
+  if (!values.core) throw new Error('--core {base} is required');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-gw-'));
+  const config = buildGatewayConfig({
+    gateway: {
+      host: '127.0.0.1',
+      port: 0,
+      root: '/gw',
+      cores: [values.core],
+      clientId: BENCH_GATEWAY_CLIENT,
+      secret: BENCH_CREDENTIALS.clients[BENCH_GATEWAY_CLIENT],
+      portals: [{ id: BENCH_PORTAL, secret: BENCH_CREDENTIALS.portals[BENCH_PORTAL] }],
+    },
+  });
+  const destination = process.env.BENCH_GATEWAY_LOG === 'stderr' ? pino.destination(2) : pino.destination({ dest: join(dir, 'gateway.log'), sync: false });
+  const logger =
+    values.log === 'silent'
+      ? pino({ level: 'silent' })
+      : pino({ name: 'svc-gateway', level: values.log, timestamp: pino.stdTimeFunctions.isoTime }, destination);
+  const running = await startGateway(config, { logger });
+  onStop(async () => {
+    await running.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const ready: GatewayReady = {
+    url: running.url,
+    base: running.baseUrl,
+    root: config.root,
+    core: values.core,
+    portal: BENCH_PORTAL,
+    secret: BENCH_CREDENTIALS.portals[BENCH_PORTAL],
+  };
+  report(ready);
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
