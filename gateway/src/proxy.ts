@@ -84,7 +84,21 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
     res.end(verdict.body);
     return;
   }
-  await pipeline(answer.body, res);
+  // A portal that hangs up mid-answer is not a failing core: without this, the aborted pipe would
+  // read as "core unreachable" and take a healthy core out of the pool until its next probe.
+  let portalHungUp = false;
+  const onClose = () => {
+    if (!res.writableFinished) portalHungUp = true;
+  };
+  res.once('close', onClose);
+  try {
+    await pipeline(answer.body, res);
+  } catch (error) {
+    if (portalHungUp || res.destroyed) return;
+    throw error;
+  } finally {
+    res.off('close', onClose);
+  }
 }
 
 async function send(deps: ProxyDeps, session: CoreSession, outbound: Outbound): Promise<Dispatcher.ResponseData> {
