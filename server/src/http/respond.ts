@@ -6,7 +6,9 @@ import { toXml, type WireDocument } from '../../../common/src/wire/xml';
 /** JSON unless the client asks for XML; `*\/*` or no Accept means JSON; anything else is 406. */
 export function responseFormat(req: Request): WireFormat {
   const accept = req.headers.accept;
-  if (!accept) return 'json';
+  // The common cases need no negotiation (and every request asks this once or twice).
+  if (!accept || accept === '*/*' || accept === MEDIA.json) return 'json';
+  if (accept === MEDIA.xml) return 'xml';
   const chosen = req.accepts([MEDIA.json, MEDIA.xml, MEDIA.problemJson, MEDIA.problemXml]);
   if (chosen === MEDIA.xml || chosen === MEDIA.problemXml) return 'xml';
   if (chosen) return 'json';

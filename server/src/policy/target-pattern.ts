@@ -23,15 +23,40 @@ function variableValue(name: string, session: Session): string | undefined {
   return undefined;
 }
 
-type Segment = { kind: 'any' } | { kind: 'rest' } | { kind: 'literal'; text: string } | { kind: 'template'; text: string };
+/** A template segment, split once at compile time: literal text and the names of session variables. */
+type TemplatePart = { text: string } | { variable: string };
+type Segment = { kind: 'any' } | { kind: 'rest' } | { kind: 'literal'; text: string } | { kind: 'template'; parts: TemplatePart[] };
+
+function templateParts(segment: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let last = 0;
+  for (const match of segment.matchAll(VARIABLE)) {
+    if (match.index! > last) parts.push({ text: segment.slice(last, match.index) });
+    parts.push({ variable: match[1] });
+    last = match.index! + match[0].length;
+  }
+  if (last < segment.length) parts.push({ text: segment.slice(last) });
+  return parts;
+}
+
+/** The segment's text for this session, or undefined when the session lacks a variable. */
+function expand(parts: TemplatePart[], session: Session): string | undefined {
+  let text = '';
+  for (const part of parts) {
+    const value = 'text' in part ? part.text : variableValue(part.variable, session);
+    if (value === undefined) return undefined;
+    text += value;
+  }
+  return text;
+}
 
 export function compileTarget(pattern: string): TargetMatcher {
-  const parts = pattern.split('/');
-  const segments: Segment[] = parts.map((part, i) => {
-    if (part === '.') return { kind: 'any' };
-    if (part === '*' && i === parts.length - 1) return { kind: 'rest' };
-    VARIABLE.lastIndex = 0;
-    return VARIABLE.test(part) ? { kind: 'template', text: part } : { kind: 'literal', text: part };
+  const texts = pattern.split('/');
+  const segments: Segment[] = texts.map((text, i) => {
+    if (text === '.') return { kind: 'any' };
+    if (text === '*' && i === texts.length - 1) return { kind: 'rest' };
+    const parts = templateParts(text);
+    return parts.some((p) => 'variable' in p) ? { kind: 'template', parts } : { kind: 'literal', text };
   });
   const endsWithRest = segments.at(-1)?.kind === 'rest';
   const fixed = endsWithRest ? segments.length - 1 : segments.length;
@@ -45,13 +70,8 @@ export function compileTarget(pattern: string): TargetMatcher {
         continue;
       }
       if (segment.kind === 'template') {
-        let missing = false;
-        const text = segment.text.replace(VARIABLE, (_m, name: string) => {
-          const value = variableValue(name, session);
-          if (value === undefined) missing = true;
-          return value ?? '';
-        });
-        if (missing || target[i] !== text) return false;
+        const text = expand(segment.parts, session);
+        if (text === undefined || target[i] !== text) return false;
       }
     }
     return true;
