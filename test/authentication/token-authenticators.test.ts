@@ -147,3 +147,33 @@ describe('HTTP header token (svcid)', () => {
     expect(sessionOf(sent)).toMatchObject({ type: 'ANON', principal: null });
   });
 });
+
+describe('identity-provider token in a configured cookie', () => {
+  let cookieServer: TestServer;
+  beforeAll(async () => {
+    const jwt = { jwksUrl: `${idp.issuer}/jwks`, issuer: idp.issuer, audience: idp.audience, cookie: 'IDPSESSION' };
+    cookieServer = await startTestServer({
+      now: () => clock,
+      configure: (doc) => {
+        (doc.authenticators as unknown[]).push(token('idp-cookie', 'idpSession', jwt));
+        const clients = doc.clients as Array<{ id: string; authenticators: string[] }>;
+        clients.find((c) => c.id === 'anon')!.authenticators = ['idp-cookie', 'anonymous'];
+      },
+    });
+  });
+  afterAll(() => cookieServer.stop());
+
+  it('a request without a session but with the cookie gets a USER session through the default client', async () => {
+    const jwt = await idp.mint('bob', 'jwt');
+    const sent = await send(`${cookieServer.baseUrl}/resources/session`, { headers: { cookie: `IDPSESSION=${jwt}`, accept: 'application/json' } });
+    expect(sent.json?.session).toMatchObject({ type: 'USER', principal: { uniqueId: 'bob', contextId: 'employees' }, level: 1 });
+    expect(sent.cookie).toBeDefined();
+  });
+
+  it('without the cookie the visitor is anonymous; with a forged one nobody is authenticated', async () => {
+    expect((await send(`${cookieServer.baseUrl}/resources/session`)).json?.session).toMatchObject({ type: 'ANON' });
+    const forged = await send(`${cookieServer.baseUrl}/resources/session`, { headers: { cookie: 'IDPSESSION=not.a.token', accept: 'application/json' } });
+    expect(forged.status).toBe(401);
+    expect(forged.json?.code).toBe('authentication_required');
+  });
+});

@@ -24,6 +24,21 @@ export function wantsPage(req: Request): boolean {
 }
 
 /**
+ * An identity-provider session token carried in a cookie (SPEC section 4, "or a configured cookie"):
+ * the cookie named by `options.cookie` of an identity-provider authenticator of the client.
+ */
+function idpCookieToken(core: Core, authenticatorIds: readonly string[], req: Request): string | undefined {
+  for (const id of authenticatorIds) {
+    const config = core.authenticator(id)?.config;
+    if (config?.variant === 'idpSession' && typeof config.options.cookie === 'string') {
+      const token = readCookie(req, config.options.cookie);
+      if (token) return token;
+    }
+  }
+  return undefined;
+}
+
+/**
  * Step 5 of the seed's filter: the global default client's authenticators, each tried only when its
  * kind's credentials are present, make a new session for a request without a valid one.
  */
@@ -31,7 +46,7 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
   const client = core.client(core.config.global['server.defaultclient']);
   if (!client) return undefined;
   const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
-  const credentials = new Credentials({ header: typeof header === 'string' ? header : undefined });
+  const credentials = new Credentials({ header: typeof header === 'string' ? header : undefined, token: idpCookieToken(core, client.authenticators, req) });
   const request = { credentials, client, peer, clientValidated: false };
   for (const id of client.authenticators) {
     const authenticator = core.authenticator(id);
