@@ -1,7 +1,7 @@
 /**
  * The behavioural suites against a real Redis (default redis://127.0.0.1:6379, or SVC_TEST_REDIS_URL).
  * Every run uses its own key prefix and deletes its keys afterwards. When Redis cannot be reached the
- * suite is skipped with a message, unless SVC_TEST_REQUIRE_ALL=1, in which case it fails.
+ * suite is skipped with a message, unless SVC_TEST_REQUIRE_ALL=1 (test/helpers/services.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -9,12 +9,12 @@ import Redis from 'ioredis';
 import { ServiceUnavailable } from '../../common/src/errors';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import type { SessionStore } from '../../server/src/sessions/session-store';
+import { describeWithService } from '../helpers/services';
 import { key, record, type StoreHarness } from './helpers';
 import { managerBehaviour } from './manager-suite';
 import { storeBehaviour } from './store-suite';
 
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const REQUIRE_ALL = process.env.SVC_TEST_REQUIRE_ALL === '1';
 
 /** Synchronous PING (jest decides which suites run before any await), in a child process. */
 function redisReachable(url: string): boolean {
@@ -29,19 +29,9 @@ function redisReachable(url: string): boolean {
   return result.status === 0;
 }
 
-const reachable = redisReachable(REDIS_URL);
+const redis = { name: 'Redis', url: REDIS_URL, reachable: redisReachable(REDIS_URL) };
 
-if (!reachable) {
-  const message = `Redis is not reachable at ${REDIS_URL}: the RedisSessionStore suites are ${REQUIRE_ALL ? 'required (SVC_TEST_REQUIRE_ALL=1) and fail' : 'skipped'}.`;
-  if (REQUIRE_ALL) {
-    test('Redis is reachable (SVC_TEST_REQUIRE_ALL=1)', () => {
-      throw new Error(message);
-    });
-  } else {
-    console.warn(message);
-    test.skip('RedisSessionStore (Redis not reachable)', () => {});
-  }
-} else {
+describeWithService(redis, 'RedisSessionStore', () => {
   const runPrefix = `svc-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
   let admin: Redis;
   let stores = 0;
@@ -140,4 +130,4 @@ if (!reachable) {
   describe('SessionManager over the Redis store', () => {
     managerBehaviour(harness);
   });
-}
+});

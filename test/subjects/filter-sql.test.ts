@@ -12,6 +12,7 @@ import { formatFilter, normalizeValue, type FilterNode } from '../../server/src/
 import { matchesFilter, type FilterSubject } from '../../server/src/subjects/filter/evaluate';
 import { parseFilter } from '../../server/src/subjects/filter/parse';
 import { filterToSql, prefixRange, type SqlDialect } from '../../server/src/subjects/filter/to-sql';
+import { describeWithService } from '../helpers/services';
 
 const SCHEMA = [
   'CREATE TABLE subjects (context TEXT NOT NULL, id TEXT NOT NULL, id_lc TEXT NOT NULL, attributes TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL, modified TEXT NOT NULL, PRIMARY KEY (context, id))',
@@ -306,7 +307,6 @@ describe('prefixRange', () => {
 // ---- PostgreSQL: the same equivalence, when a server is reachable ----
 
 const PG_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REQUIRE_ALL = process.env.SVC_TEST_REQUIRE_ALL === '1';
 
 /** Synchronous probe (jest defines tests synchronously), in a child process. */
 function postgresReachable(): { ok: true } | { ok: false; reason: string } {
@@ -322,18 +322,9 @@ function postgresReachable(): { ok: true } | { ok: false; reason: string } {
 }
 
 const probe = postgresReachable();
-if (!probe.ok) {
-  const msg = `PostgreSQL not reachable at ${PG_URL} (${probe.reason}): the postgres dialect block of filter-sql.test.ts is skipped`;
-  if (REQUIRE_ALL) {
-    test('PostgreSQL is reachable (SVC_TEST_REQUIRE_ALL=1)', () => {
-      throw new Error(`${msg}, but SVC_TEST_REQUIRE_ALL=1 forbids skipping`);
-    });
-  } else {
-    console.warn(`${msg} (set SVC_TEST_REQUIRE_ALL=1 to fail instead).`);
-  }
-}
+const postgres = { name: 'PostgreSQL', url: PG_URL, reachable: probe.ok, reason: probe.ok ? undefined : probe.reason };
 
-(probe.ok ? describe : describe.skip)('filterToSql: PostgreSQL', () => {
+describeWithService(postgres, 'filterToSql: PostgreSQL', () => {
   const schema = `svc_filter_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   let client: Client;
 
