@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfigFile } from './config/load';
 import type { SvcConfig } from './config/types';
 import { Core, type CoreOptions } from './core';
-import { createApp } from './http/app';
+import { createRequestListener } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
 
 export interface RunningServer {
@@ -29,11 +29,11 @@ export interface ServerOptions extends CoreOptions {
 export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
   await core.hasher.ready();
-  const app = createApp(core);
+  const listener = createRequestListener(core);
   const tls = config.server.tls;
   const server = tls
-    ? https.createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, app)
-    : http.createServer(app);
+    ? https.createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
+    : http.createServer(listener);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;

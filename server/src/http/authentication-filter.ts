@@ -71,52 +71,56 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
 /**
  * Every request under the context root passes here first (seed 5.1.5): the session cookie, then
  * the default client, then the not-enforced URIs (an INTERNAL session), else a refusal that tells
- * the client how to log in. Login and logout themselves are handled by their routes.
+ * the client how to log in. `path` is relative to the context root. Resolves true when the request
+ * goes on with `req.svc` set, false when it was answered here (a browser's redirect to the login
+ * page). Login and logout themselves are handled by their routes.
  */
-export function authenticationFilter(core: Core, loginUrl: () => string): RequestHandler {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const peer = req.ip ?? req.socket.remoteAddress ?? '';
-      const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
-      const resolved = await core.sessions.resolve(presented);
-      req.svc = { id: req.svc?.id ?? randomUUID(), peer, session: resolved.session as Session, sessionExpired: false, cookieValue: presented };
-      if (resolved.session) {
-        if (resolved.needsRefresh) {
-          const refreshed = await core.sessions.refresh(presented!, resolved.session);
-          req.svc.issueCookie = refreshed.cookieValue;
-          req.svc.cookieValue = refreshed.cookieValue;
-        }
-      } else {
-        req.svc.sessionExpired = resolved.presentedInvalid;
-        req.svc.cookieValue = undefined;
-        let session = await defaultClientSession(core, req, peer);
-        if (!session && isNotEnforced(req.method, req.path)) {
-          const internal = await core.sessions.create({ type: 'INTERNAL', clientId: '', principal: null, level: 0, authenticator: 'internal' });
-          req.svc.issueCookie = internal.cookieValue;
-          req.svc.cookieValue = internal.cookieValue;
-          session = internal.session;
-        }
-        if (!session) {
-          if (presented !== undefined) setSessionCookie(core, req, res, undefined);
-          if (wantsPage(req)) {
-            res.redirect(302, `${loginUrl()}?goto=${encodeURIComponent(req.originalUrl)}`);
-            return;
-          }
-          const g = core.config.global;
-          throw new AuthenticationRequired('log in first', {
-            headers: { 'WWW-Authenticate': `SvcSession realm="svc", login="${loginUrl()}"` },
-            extensions: {
-              login: loginUrl(),
-              parameters: [g['auth.token.name.client'], g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password']],
-            },
-          });
-        }
-        req.svc.session = session;
-      }
-      if (req.svc.issueCookie) setSessionCookie(core, req, res, req.svc.issueCookie);
-      next();
-    } catch (error) {
-      next(error);
+export async function authenticate(core: Core, req: Request, res: Response, path: string): Promise<boolean> {
+  const loginUrl = `${core.config.server.contextRoot}/login`;
+  const peer = req.ip ?? req.socket.remoteAddress ?? '';
+  const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
+  const resolved = await core.sessions.resolve(presented);
+  req.svc = { id: req.svc?.id ?? randomUUID(), peer, session: resolved.session as Session, sessionExpired: false, cookieValue: presented };
+  if (resolved.session) {
+    if (resolved.needsRefresh) {
+      const refreshed = await core.sessions.refresh(presented!, resolved.session);
+      req.svc.issueCookie = refreshed.cookieValue;
+      req.svc.cookieValue = refreshed.cookieValue;
     }
+  } else {
+    req.svc.sessionExpired = resolved.presentedInvalid;
+    req.svc.cookieValue = undefined;
+    let session = await defaultClientSession(core, req, peer);
+    if (!session && isNotEnforced(req.method, path)) {
+      const internal = await core.sessions.create({ type: 'INTERNAL', clientId: '', principal: null, level: 0, authenticator: 'internal' });
+      req.svc.issueCookie = internal.cookieValue;
+      req.svc.cookieValue = internal.cookieValue;
+      session = internal.session;
+    }
+    if (!session) {
+      if (presented !== undefined) setSessionCookie(core, req, res, undefined);
+      if (wantsPage(req)) {
+        res.redirect(302, `${loginUrl}?goto=${encodeURIComponent(req.originalUrl)}`);
+        return false;
+      }
+      const g = core.config.global;
+      throw new AuthenticationRequired('log in first', {
+        headers: { 'WWW-Authenticate': `SvcSession realm="svc", login="${loginUrl}"` },
+        extensions: {
+          login: loginUrl,
+          parameters: [g['auth.token.name.client'], g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password']],
+        },
+      });
+    }
+    req.svc.session = session;
+  }
+  if (req.svc.issueCookie) setSessionCookie(core, req, res, req.svc.issueCookie);
+  return true;
+}
+
+/** authenticate() as express middleware, for the routes express serves under the context root. */
+export function authenticationFilter(core: Core): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    void authenticate(core, req, res, req.path).then((goOn) => goOn && next(), next);
   };
 }

@@ -1,10 +1,21 @@
-import express, { type Request } from 'express';
+import express, { type Request, type Response } from 'express';
 import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
 import { formatOfContentType } from '../../../common/src/wire/media';
 import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
 
 /** Reads any body as bytes up to the limit; parsing is ours, so every failure is a precise 4xx. */
 export const rawBody = (limit: number) => express.raw({ type: () => true, limit });
+
+const rawBodyByLimit = new Map<number, ReturnType<typeof rawBody>>();
+
+/** rawBody outside express's middleware chain (the REST router): resolves once `req.body` is read. */
+export function readRawBody(req: Request, res: Response, limit: number): Promise<void> {
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve();
+  let read = rawBodyByLimit.get(limit);
+  if (!read) rawBodyByLimit.set(limit, (read = rawBody(limit)));
+  const parser = read;
+  return new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+}
 
 function rejectPrototypeKeys(key: string, value: unknown): unknown {
   if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new MalformedBody(`forbidden member name ${key}`);

@@ -24,14 +24,18 @@ export function sendProblem(req: Request, res: Response, error: unknown): void {
   sendDocument(req, res, status, body as unknown as WireDocument, { xmlRoot: 'problem', problem: true });
 }
 
+/** Any error of a request, wherever it was thrown: logged when it is ours to fix, answered as a problem. */
+export function handleError(log: Logger, error: unknown, req: Request, res: Response): void {
+  const mapped = fromFramework(error);
+  if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  sendProblem(req, res, mapped);
+}
+
+/** handleError as express's last middleware, for the routes express serves. */
 export function errorHandler(log: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => {
-    const mapped = fromFramework(error);
-    if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    sendProblem(req, res, mapped);
-  };
+  return (error, req, res, _next) => handleError(log, error, req, res);
 }

@@ -1,5 +1,5 @@
-import { Router, type Request, type Response } from 'express';
-import { MethodNotAllowed } from '../../../../common/src/errors';
+import type { Request, Response } from 'express';
+import { InvalidRequest, MethodNotAllowed } from '../../../../common/src/errors';
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import type { Operation } from '../../config/types';
 import type { Core } from '../../core';
@@ -7,7 +7,7 @@ import { sessionView } from '../../sessions/session';
 import { assertSubjectId } from '../../subjects/subject-id';
 import { authorize } from '../authorize';
 import { lockoutHandler, passwordHandler } from '../login-routes';
-import { rawBody } from '../body';
+import { readRawBody } from '../body';
 import { responseFormat, sendDocument } from '../respond';
 import { answerCheck, answerOptions, checkedOperation } from './check';
 import { RESOURCES, type Resource } from './resources';
@@ -15,9 +15,66 @@ import * as subjects from './subject-handlers';
 
 type Params = Record<string, string>;
 
+/** A route of the REST API: a resource of the table, or form 4 of the check (the `authz` paths). */
+interface Route {
+  /** The template, as in the table; also the route label of the request log and the histogram. */
+  path: string;
+  /** The template split at `/`: literal segments, and `:name` for a parameter. */
+  segments: string[];
+  resource?: Resource;
+  /** Form 4: the operation by method. */
+  authz?: Record<string, Operation | undefined>;
+}
+
+/** A request path resolved to a route; parameters still percent-encoded (decoded after authentication). */
+export interface RestMatch {
+  route: Route;
+  /** The mount the path came through: `{root}/resources` or `{root}`. */
+  baseUrl: string;
+  raw: string[];
+}
+
+// HEAD is GET without a body: the same question, answered with headers only.
+const AUTHZ_COLLECTION: Record<string, Operation | undefined> = { POST: 'CREATE', GET: 'SEARCH', HEAD: 'SEARCH' };
+const AUTHZ_SUBJECT: Record<string, Operation | undefined> = { GET: 'READ', HEAD: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' };
+
+const ROUTES: Route[] = [
+  ...RESOURCES.map((resource) => ({ path: resource.path, segments: resource.path.slice(1).split('/'), resource })),
+  // Form 4 of the check: the keyword `authz` replaces `contexts`; the method names the operation.
+  { path: '/authz/:contextId/subjects', segments: ['authz', ':contextId', 'subjects'], authz: AUTHZ_COLLECTION },
+  { path: '/authz/:contextId/subjects/:subjectId', segments: ['authz', ':contextId', 'subjects', ':subjectId'], authz: AUTHZ_SUBJECT },
+];
+
+/** Routing as express's strict, case-sensitive router did it: whole segments, no empty parameter. */
+function matchSegments(route: Route, parts: string[]): string[] | undefined {
+  if (parts.length !== route.segments.length) return undefined;
+  const raw: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const template = route.segments[i];
+    if (template.charCodeAt(0) === 58 /* : */) {
+      if (parts[i].length === 0) return undefined;
+      raw.push(parts[i]);
+    } else if (template !== parts[i]) return undefined;
+  }
+  return raw;
+}
+
+function decodeParams(match: RestMatch): Params {
+  const params: Params = {};
+  let i = 0;
+  for (const segment of match.route.segments) {
+    if (segment.charCodeAt(0) !== 58) continue;
+    try {
+      params[segment.slice(1)] = decodeURIComponent(match.raw[i++]);
+    } catch {
+      throw new InvalidRequest('the path is not valid percent-encoding');
+    }
+  }
+  return params;
+}
+
 /** Path parameters are checked before anything else reads them (SPEC section 3). */
-function checkedParams(core: Core, req: Request): Params {
-  const params = req.params as Params;
+function checkedParams(core: Core, params: Params): Params {
   if (params.subjectId !== undefined) assertSubjectId(params.subjectId, 'subjectId');
   if (params.contextId !== undefined) core.subjects.context(params.contextId);
   return params;
@@ -52,43 +109,67 @@ async function perform(core: Core, resource: Resource, operation: Operation, req
   }
 }
 
-/**
- * The REST router, mounted at `{base}/resources` and `{base}`. Every request is resolved to a
- * resource and an operation, checked (if it asks to be) or authorized, and only then performed.
- */
-export function restRouter(core: Core): Router {
-  const router = Router({ caseSensitive: true, strict: true });
-  const body = rawBody(core.config.global['body.limit']);
-  for (const resource of RESOURCES) {
-    router.all(resource.path, body, async (req, res) => {
-      const p = checkedParams(core, req);
-      responseFormat(req); // 406 before anything is performed
-      const target = resource.target(p);
-      const checked = checkedOperation(req, resource);
-      if (checked) return answerCheck(core, req, res, checked, target, p.contextId, p.subjectId);
-      if (req.method === 'OPTIONS') return answerOptions(core, req, res, resource, target);
-      const method = req.method === 'HEAD' ? 'GET' : req.method;
-      const operation = resource.methods[method as keyof Resource['methods']];
-      if (!operation) {
-        res.setHeader('Allow', [...Object.keys(resource.methods), ...(resource.methods.GET ? ['HEAD'] : [])].join(', '));
-        throw new MethodNotAllowed(`${req.method} is not supported here`);
-      }
-      await authorize(core, req.svc, operation, target);
-      return perform(core, resource, operation, req, res, p);
-    });
+async function serveResource(core: Core, resource: Resource, req: Request, res: Response, p: Params): Promise<void> {
+  responseFormat(req); // 406 before anything is performed
+  const target = resource.target(p);
+  const checked = checkedOperation(req, resource);
+  if (checked) return answerCheck(core, req, res, checked, target, p.contextId, p.subjectId);
+  if (req.method === 'OPTIONS') return answerOptions(core, req, res, resource, target);
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  const operation = resource.methods[method as keyof Resource['methods']];
+  if (!operation) {
+    res.setHeader('Allow', [...Object.keys(resource.methods), ...(resource.methods.GET ? ['HEAD'] : [])].join(', '));
+    throw new MethodNotAllowed(`${req.method} is not supported here`);
   }
-  // Form 4 of the check: the keyword `authz` replaces `contexts`; the method names the operation.
-  router.all(['/authz/:contextId/subjects', '/authz/:contextId/subjects/:subjectId'], async (req, res) => {
-    const p = checkedParams(core, req);
-    const collection = p.subjectId === undefined;
-    const byMethod: Record<string, Operation | undefined> = collection
-      ? { POST: 'CREATE', GET: 'SEARCH' }
-      : { GET: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' };
-    // HEAD is GET without a body: the same question, answered with headers only.
-    const operation = byMethod[req.method === 'HEAD' ? 'GET' : req.method];
+  await authorize(core, req.svc, operation, target);
+  return perform(core, resource, operation, req, res, p);
+}
+
+/**
+ * The REST API, at `{base}/resources` and its alias `{base}`, served without express's router: it
+ * carries nearly all traffic. `match` resolves a path to a route; `serve` (after the authentication
+ * filter) resolves the request to a resource and an operation, checks it (if it asks to be) or
+ * authorizes it, and only then performs it.
+ */
+export class RestRouter {
+  private readonly root: string;
+  private readonly resourcesRoot: string;
+
+  constructor(private readonly core: Core) {
+    this.root = core.config.server.contextRoot;
+    this.resourcesRoot = `${this.root}/resources`;
+  }
+
+  /** The route of a request path (no query string), or undefined when it is not the REST API's. */
+  match(pathname: string): RestMatch | undefined {
+    if (!pathname.startsWith(this.root) || pathname.charCodeAt(this.root.length) !== 47 /* / */) return undefined;
+    // `{base}/resources/…` first, as it was mounted first; `{base}/…` is its alias.
+    if (pathname.startsWith(this.resourcesRoot) && pathname.charCodeAt(this.resourcesRoot.length) === 47) {
+      const found = this.find(pathname.slice(this.resourcesRoot.length + 1).split('/'), this.resourcesRoot);
+      if (found) return found;
+    }
+    return this.find(pathname.slice(this.root.length + 1).split('/'), this.root);
+  }
+
+  private find(parts: string[], baseUrl: string): RestMatch | undefined {
+    for (const route of ROUTES) {
+      const raw = matchSegments(route, parts);
+      if (raw) return { route, baseUrl, raw };
+    }
+    return undefined;
+  }
+
+  async serve(match: RestMatch, req: Request, res: Response): Promise<void> {
+    const params = decodeParams(match);
+    const { resource, authz } = match.route;
+    if (resource) {
+      await readRawBody(req, res, this.core.config.global['body.limit']);
+      return serveResource(this.core, resource, req, res, checkedParams(this.core, params));
+    }
+    const p = checkedParams(this.core, params);
+    const operation = authz![req.method];
     if (!operation) throw new MethodNotAllowed(`${req.method} does not name an operation here`);
-    const target = collection ? `contexts/${p.contextId}/subjects` : `contexts/${p.contextId}/subjects/${p.subjectId}`;
-    return answerCheck(core, req, res, operation, target, p.contextId, p.subjectId);
-  });
-  return router;
+    const target = p.subjectId === undefined ? `contexts/${p.contextId}/subjects` : `contexts/${p.contextId}/subjects/${p.subjectId}`;
+    return answerCheck(this.core, req, res, operation, target, p.contextId, p.subjectId);
+  }
 }
