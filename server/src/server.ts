@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfigFile } from './config/load';
 import type { SvcConfig } from './config/types';
 import { Core, type CoreOptions } from './core';
-import { createRequestListener } from './http/listener';
+import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
 
 export interface RunningServer {
@@ -29,11 +29,11 @@ export interface ServerOptions extends CoreOptions {
 export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
   await core.hasher.ready();
-  const listener = createRequestListener(core);
+  const { options: httpOptions, listener } = createCoreHttp(core);
   const tls = config.server.tls;
   const server = tls
-    ? https.createServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
-    : http.createServer(listener);
+    ? https.createServer({ ...httpOptions, cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
+    : http.createServer(httpOptions, listener);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;

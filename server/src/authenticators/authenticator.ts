@@ -50,7 +50,9 @@ export interface Authenticator {
   authenticate(request: AuthenticationRequest): Promise<AuthenticationResult | null>;
   /**
    * The principal a login name designates, without checking any secret: lockout is keyed by the
-   * resolved subject rather than by the spelling of its name (SPEC section 4).
+   * resolved subject rather than by the spelling of its name (SPEC section 4). A UserPass
+   * authenticator's `authenticate` must fail, after one hash computation, for a name this answers
+   * undefined for: the login then skips it and spends that computation only when the login fails.
    */
   resolveName?(user: string): Promise<Principal | undefined>;
 }

@@ -77,7 +77,8 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
  */
 export async function authenticate(core: Core, req: Request, res: Response, path: string): Promise<boolean> {
   const loginUrl = `${core.config.server.contextRoot}/login`;
-  const peer = req.ip ?? req.socket.remoteAddress ?? '';
+  // req.ip walks X-Forwarded-For even when no proxy is trusted; without one, the socket's peer is it.
+  const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
   const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
   const resolved = await core.sessions.resolve(presented);
   req.svc = { id: req.svc?.id ?? randomUUID(), peer, session: resolved.session as Session, sessionExpired: false, cookieValue: presented };

@@ -29,6 +29,26 @@ const principalKey = (p: Principal) => `${p.contextId}/${p.uniqueId}`;
 /** Audit lines name resolved subjects only: an unresolved "name" may be a password typed in the wrong field. */
 const shown = (key: string | undefined) => (key === undefined ? undefined : key.startsWith('name:') ? '(unknown)' : key);
 
+/** UserPass authenticators fail, after one computation, for a name their `resolveName` does not know. */
+const isPasswordAuthenticator = (a: Authenticator): boolean => a.kind === 'UserPass' && a.resolveName !== undefined;
+
+/** What each authenticator's `resolveName` answers for the name of one login request, asked once each. */
+class NameResolutions {
+  private readonly answers = new Map<Authenticator, Promise<Principal | undefined>>();
+
+  constructor(private readonly user: string | undefined) {}
+
+  resolve(a: Authenticator): Promise<Principal | undefined> {
+    if (this.user === undefined || !a.resolveName) return Promise.resolve(undefined);
+    let answer = this.answers.get(a);
+    if (!answer) {
+      answer = a.resolveName(this.user);
+      this.answers.set(a, answer);
+    }
+    return answer;
+  }
+}
+
 /**
  * POST {base}/login as a domain operation (SPEC section 4, seed 5.1.5 step 4): resolve the client,
  * validate it, throttle, run its authenticators in order, and issue a new session. Knows no HTTP.
@@ -65,7 +85,8 @@ export class LoginService {
       return a && a.applies(request) ? [{ id, a }] : [];
     });
     const user = request.credentials.get('user');
-    const subjectKey = user === undefined ? undefined : await this.subjectKey(authenticators.map((x) => x.a), user);
+    const names = new NameResolutions(user);
+    const subjectKey = user === undefined ? undefined : await this.subjectKey(authenticators.map((x) => x.a), names, user);
 
     if (subjectKey !== undefined && this.lockout.isLocked(subjectKey, input.peer)) {
       await this.spendLikeFailure(authenticators.map((x) => x.a), request);
@@ -73,7 +94,15 @@ export class LoginService {
       this.fail({ ...audit, subject: shown(subjectKey) }, 'locked');
       throw new LoginFailed('Login failed.');
     }
+    // A password authenticator that does not know the name cannot succeed: it is not tried, and the
+    // one computation it would have spent is spent only if the login fails (below). So a success costs
+    // one computation, and every failure as many as the client has password authenticators.
+    let owed = 0;
     for (const { id, a } of authenticators) {
+      if (isPasswordAuthenticator(a) && (await names.resolve(a)) === undefined) {
+        owed++;
+        continue;
+      }
       const result = await a.authenticate(request);
       if (!result) continue;
       if (subjectKey !== undefined) this.lockout.recordSuccess(subjectKey, input.peer);
@@ -91,6 +120,7 @@ export class LoginService {
       core.audit.record({ event: 'login', outcome: 'success', reason: id, ...audit, session: issued.session.handle, principal: result.principal ? principalKey(result.principal) : undefined, level: result.level });
       return { ...issued, authenticator: id };
     }
+    for (let i = 0; i < owed; i++) await core.hasher.verifyDummy(request.credentials.get('password') ?? '');
     const locks = this.lockout.recordFailure(subjectKey, input.peer);
     this.fail({ ...audit, subject: shown(subjectKey) }, authenticators.length ? 'rejected' : 'no_authenticator');
     for (const lock of locks) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock, subject: shown(subjectKey), peer: input.peer });
@@ -120,9 +150,9 @@ export class LoginService {
   }
 
   /** The resolved subject when some authenticator of the client knows the name, else the name. */
-  private async subjectKey(authenticators: Authenticator[], user: string): Promise<string> {
+  private async subjectKey(authenticators: Authenticator[], names: NameResolutions, user: string): Promise<string> {
     for (const a of authenticators) {
-      const principal = await a.resolveName?.(user);
+      const principal = await names.resolve(a);
       if (principal) return principalKey(principal);
     }
     // Hashed: a name may be up to 16 KiB, and the lockout table must stay small per key.
