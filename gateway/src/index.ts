@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
+import { expressServerOptions } from '../../common/src/http/express-prototypes';
 import { createGatewayApp } from './app';
 import type { GatewayConfig } from './config';
 import { ConnectionCoreLogin, type CoreLogin } from './core-login';
@@ -59,7 +60,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     timeoutMs,
     trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore(), log, metrics },
   });
-  const server = http.createServer(app);
+  const server = http.createServer(expressServerOptions(app), app);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = Math.max(30_000, timeoutMs * 3);

@@ -1,5 +1,6 @@
 import http from 'node:http';
-import type { Express, Request, Response } from 'express';
+import type { Request, Response } from 'express';
+import { expressServerOptions } from '../../../common/src/http/express-prototypes';
 import type { Core } from '../core';
 import { createApp } from './app';
 import { authenticate } from './authentication-filter';
@@ -7,19 +8,6 @@ import { cors } from './cors';
 import { handleError } from './error-handler';
 import { requestLog } from './request-log';
 import { RestRouter, type RestMatch } from './rest/router';
-
-/**
- * Request and response classes whose prototypes are express's, so every request is born an express
- * request. Express itself swaps the prototype of each request as it arrives, which costs V8 more than
- * all the rest of a check together; the REST router never does, and express's own routes still work.
- */
-function expressClasses(app: Express): Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
-  class ExpressRequest extends http.IncomingMessage {}
-  Object.setPrototypeOf(ExpressRequest.prototype, app.request);
-  class ExpressResponse<R extends http.IncomingMessage> extends http.ServerResponse<R> {}
-  Object.setPrototypeOf(ExpressResponse.prototype, app.response);
-  return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
-}
 
 export interface CoreHttp {
   /** For http.createServer / https.createServer (with the TLS options added). */
@@ -47,7 +35,7 @@ export function createCoreHttp(core: Core): CoreHttp {
   };
 
   const listener: http.RequestListener = (incoming, outgoing) => {
-    // Born of expressClasses (the server is created with `options`): express objects already.
+    // Born express objects (the server is created with `options`).
     const req = incoming as Request;
     const res = outgoing as Response;
     req.res = res;
@@ -66,5 +54,5 @@ export function createCoreHttp(core: Core): CoreHttp {
     req.route = { path: match.route.path };
     serveRest(match, req, res).catch((error: unknown) => handleError(core.log, error, req, res));
   };
-  return { options: expressClasses(app), listener };
+  return { options: expressServerOptions(app), listener };
 }
