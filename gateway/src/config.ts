@@ -29,6 +29,12 @@ export interface GatewayConfig {
   sessionCacheSize: number;
   /** A cached core session is used for at most this long, then a new login is made. */
   sessionTtlSeconds: number;
+  /**
+   * Most assertion nonces held at once (about 120 bytes each). Each is kept 180 s (SPEC section 9),
+   * so this bounds the sustained rate at nonceCacheSize / 180 requests a second; beyond it the
+   * gateway answers 503 rather than forget a nonce that could still be replayed.
+   */
+  nonceCacheSize: number;
   /** How often a failed core's /health is probed. */
   probeIntervalMs: number;
 }
@@ -42,6 +48,7 @@ export const GATEWAY_DEFAULTS = {
   bodyLimit: 1024 * 1024,
   sessionCacheSize: 10_000,
   sessionTtlSeconds: 900,
+  nonceCacheSize: 1_000_000,
   probeIntervalMs: 2_000,
 } as const;
 
@@ -78,6 +85,7 @@ export const gatewaySchema = {
         coreTimeoutMs: { type: 'integer', minimum: 1 },
         bodyLimit: { type: 'integer', minimum: 0 },
         sessionCacheSize: { type: 'integer', minimum: 1 },
+        nonceCacheSize: { type: 'integer', minimum: 1 },
         sessionTtlSeconds: { type: 'integer', minimum: 1 },
         probeIntervalMs: { type: 'integer', minimum: 10 },
       },

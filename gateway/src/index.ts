@@ -58,7 +58,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     sessions,
     dispatcher,
     timeoutMs,
-    trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore(), log, metrics },
+    trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore({ maxEntries: config.nonceCacheSize }), log, metrics },
   });
   const server = http.createServer(expressServerOptions(app), app);
   server.keepAliveTimeout = 65_000;

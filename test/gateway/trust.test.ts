@@ -69,3 +69,21 @@ describe('portal trust', () => {
     expect((await send(gateway, '/ready', { assertion: false })).status).toBe(200);
   });
 });
+
+describe('the nonce cache', () => {
+  it('holds nonceCacheSize nonces; when full of live ones it answers 503 and never forgets one', async () => {
+    const small = await startTestGateway([core.baseUrl], { nonceCacheSize: 2 });
+    try {
+      const path = '/gw/api/session';
+      const first = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path });
+      expect((await send(small, path, { assertion: first })).status).toBe(200);
+      expect((await send(small, path)).status).toBe(200);
+      const third = await send(small, path);
+      expect(third.status).toBe(503);
+      expect(third.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect((await send(small, path, { assertion: first })).status).toBe(401);
+    } finally {
+      await small.close();
+    }
+  });
+});
