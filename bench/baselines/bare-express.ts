@@ -2,7 +2,7 @@ import { autocannonLoad } from '../lib/autocannon';
 import { withChild } from '../lib/child';
 import { loadRow, type Row, type Scenario } from '../lib/scenario';
 import { undiciLoop } from '../lib/undici-loop';
-import { headLoop } from '../lib/head-loop';
+import { rawLoop } from '../lib/raw-loop';
 import { BARE_EXPRESS_GET, BARE_EXPRESS_HEAD, BARE_EXPRESS_HEAD_UNDICI } from './names';
 
 /**
@@ -16,7 +16,7 @@ export const bareExpress: Scenario = {
     withChild<{ url: string }, Row[]>('servers/bare-express', [], async ({ ready }) => {
       const load = { connections: ctx.connections, duration: ctx.duration, warmup: ctx.warmup };
       const get = await autocannonLoad({ url: `${ready.url}/`, ...load });
-      const head = await headLoop({ origin: ready.url, path: '/', ...load });
+      const head = await rawLoop({ origin: ready.url, path: '/', method: 'HEAD', ...load });
       const headUndici = await undiciLoop({ origin: ready.url, path: '/', method: 'HEAD', ...load });
       return [
         loadRow(BARE_EXPRESS_GET, get, { target: 'baseline' }),

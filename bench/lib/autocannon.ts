@@ -9,11 +9,6 @@ export interface LoadOptions {
   body?: string;
   /** Called before each request: a fresh body (CREATE needs a new uniqueId every time). */
   nextBody?: () => string;
-  /**
-   * Called before each request with its method and path (and query) as sent: headers added to that
-   * request only (a gateway request needs a freshly signed, single-use principal assertion).
-   */
-  nextHeaders?: (method: string, path: string) => Record<string, string>;
   connections: number;
   duration: number;
   warmup: number;
@@ -21,8 +16,6 @@ export interface LoadOptions {
   expectStatus?: number;
   /** Seconds before a request counts as failed (default 10). */
   timeout?: number;
-  /** Awaited between the warmup and the measured load (e.g. until the server is ready again). */
-  afterWarmup?: () => Promise<void>;
 }
 
 function failureKinds(statuses: Map<number, number>, result: autocannon.Result): string {
@@ -32,13 +25,12 @@ function failureKinds(statuses: Map<number, number>, result: autocannon.Result):
 }
 
 async function once(options: LoadOptions, duration: number): Promise<Measurement> {
-  const { nextBody, nextHeaders } = options;
+  const { nextBody } = options;
   // autocannon calls setupRequest whenever it builds the next request of a connection, so a fresh
-  // body or fresh headers cost one request build each (the static form is built once).
+  // body costs one request build each (the static form is built once).
   const setupRequest = (request: autocannon.RawRequest): autocannon.RawRequest => ({
     ...request,
     ...(nextBody ? { body: nextBody() } : {}),
-    ...(nextHeaders ? { headers: { ...request.headers, ...nextHeaders(request.method ?? 'GET', request.path ?? '/') } } : {}),
   });
   const instance = autocannon({
     url: options.url,
@@ -48,7 +40,7 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
     method: options.method ?? 'GET',
     headers: options.headers,
     body: options.body,
-    ...(nextBody || nextHeaders ? { requests: [{ setupRequest }] } : {}),
+    ...(nextBody ? { requests: [{ setupRequest }] } : {}),
   });
   const latencies = new Latencies();
   let ok = 0;
@@ -84,7 +76,6 @@ async function once(options: LoadOptions, duration: number): Promise<Measurement
 export async function autocannonLoad(options: LoadOptions): Promise<Measurement> {
   if (options.warmup > 0) {
     await once(options, options.warmup);
-    await options.afterWarmup?.();
   }
   return once(options, options.duration);
 }

@@ -1,7 +1,7 @@
 import { BARE_EXPRESS_GET, BARE_EXPRESS_HEAD, BARE_EXPRESS_HEAD_UNDICI } from '../baselines/names';
 import { autocannonLoad } from '../lib/autocannon';
 import { withCore } from '../lib/core';
-import { headLoop } from '../lib/head-loop';
+import { rawLoop } from '../lib/raw-loop';
 import { loadRow, type Row, type Scenario } from '../lib/scenario';
 import { undiciLoop } from '../lib/undici-loop';
 
@@ -23,7 +23,7 @@ export const check: Scenario = {
       const headers = { Cookie: core.cookie('bob'), Accept: 'application/json' };
       const rows: Row[] = [];
       const headHeaders = { ...headers, 'X-Operation': 'READ' };
-      const head = await headLoop({ origin: core.url, path, headers: headHeaders, ...load });
+      const head = await rawLoop({ origin: core.url, path, method: 'HEAD', headers: headHeaders, ...load });
       rows.push(loadRow('check form 1: HEAD + X-Operation READ (USER)', head, { reference: ctx.row(BARE_EXPRESS_HEAD), minRatio: MIN_RATIO }));
       await core.settle();
       const headUndici = await undiciLoop({ origin: core.url, path, method: 'HEAD', headers: headHeaders, ...load });
