@@ -47,6 +47,10 @@ export class MemorySubjectStore implements SubjectStore {
     return subject && structuredClone(subject);
   }
 
+  async exists(context: string, uniqueId: string): Promise<boolean> {
+    return this.data(context).subjects.has(uniqueId);
+  }
+
   async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {
     const data = this.data(context);
     const owner = data.keys.get(key);

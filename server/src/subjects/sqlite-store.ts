@@ -49,6 +49,7 @@ export class SqliteSubjectStore implements SubjectStore {
     const db = this.db;
     this.statements = {
       get: db.prepare<[string, string], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id = ?'),
+      exists: db.prepare<[string, string], number>('SELECT 1 FROM subjects WHERE context = ? AND id = ?').pluck(),
       byKey: db.prepare<[string, string], Row>(
         'SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subject_keys k JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.context = ? AND k.key = ?',
       ),
@@ -105,6 +106,10 @@ export class SqliteSubjectStore implements SubjectStore {
   async get(context: string, uniqueId: string): Promise<StoredSubject | undefined> {
     const row = this.statements.get.get(context, uniqueId);
     return row && toSubject(row);
+  }
+
+  async exists(context: string, uniqueId: string): Promise<boolean> {
+    return this.statements.exists.get(context, uniqueId) !== undefined;
   }
 
   async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {

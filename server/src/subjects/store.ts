@@ -34,6 +34,8 @@ export interface SubjectStore {
   readonly kind: string;
   create(context: string, write: SubjectWrite): Promise<StoredSubject>;
   get(context: string, uniqueId: string): Promise<StoredSubject | undefined>;
+  /** Whether the subject exists, without reading it (the check's `exists`). */
+  exists(context: string, uniqueId: string): Promise<boolean>;
   /** The subject that claims a folded key (a login name), if any. */
   findByKey(context: string, key: string): Promise<StoredSubject | undefined>;
   update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject>;

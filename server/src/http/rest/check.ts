@@ -78,7 +78,7 @@ export async function answerCheck(core: Core, req: Request, res: Response, opera
   if (subjectId !== undefined) {
     // `exists` would leak existence to whoever may not READ the subject, so it is asked of the PDP too.
     const mayRead = operation === 'READ' ? allowed : (await decide(core, state, 'READ', target, { quiet: true })).decision === 'ALLOW';
-    if (mayRead) body.exists = (await core.subjects.context(contextId).store.get(contextId, subjectId)) !== undefined;
+    if (mayRead) body.exists = await core.subjects.context(contextId).store.exists(contextId, subjectId);
   }
   sendDocument(req, res, status, body as WireDocument, { xmlRoot: 'check' });
 }
