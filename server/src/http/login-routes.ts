@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { Forbidden, InvalidClient, InvalidRequest, LoginFailed, MalformedBody } from '../../../common/src/errors';
+import { InvalidClient, InvalidRequest, LoginFailed, MalformedBody } from '../../../common/src/errors';
 import { MAX_SEALED_LENGTH } from '../../../common/src/clientcred/format';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
@@ -13,31 +13,12 @@ import { setSessionCookie } from './cookies';
 import { sendPage } from './pages/html';
 import { loginErrorPage, loginPage, logoutPage } from './pages/login-pages';
 import { sendDocument } from './respond';
+import { checkSameOrigin } from './same-origin';
 
 /** A login form is a few short fields; anything bigger is not one. */
 const LOGIN_BODY_LIMIT = 64 * 1024;
 /** The web client named by the login page, when the configuration has it. */
 const WEB_CLIENT = 'svc-web';
-
-/**
- * Cross-site form posts are refused (SPEC section 7): the session cookie is SameSite=Lax, and a
- * POST whose Origin (or, without one, Referer) is another site is 403. Programs that send neither
- * header are not browsers and are let through.
- */
-function checkSameOrigin(core: Core, req: Request): void {
-  const own = `${req.protocol}://${req.get('host') ?? ''}`;
-  const allowed = [own, ...core.config.server.allowedRedirectOrigins];
-  const origin = req.headers.origin;
-  let claimed: string | undefined = origin;
-  if (origin === undefined && typeof req.headers.referer === 'string') {
-    try {
-      claimed = new URL(req.headers.referer).origin;
-    } catch {
-      claimed = 'null';
-    }
-  }
-  if (claimed !== undefined && !allowed.includes(claimed)) throw new Forbidden('cross-site form posts are refused');
-}
 
 /** The POST's parameters: once each, bounded, and never in the URL (they would be logged). */
 function loginParams(core: Core, req: Request): Record<string, string> {
