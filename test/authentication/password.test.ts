@@ -83,3 +83,38 @@ describe('with the real default hashing cost (argon2id m=19 MiB, t=2, p=1)', () 
     }
   });
 });
+
+describe('hash computations per login (cheap test hashing)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.core.subjects.create('customers', 'carol', { mail: 'carol@example.com', password: 'Carol-pass-123' }, 'admin');
+    // The same uniqueId in the second context, with another password: authenticators are still tried in order.
+    await server.core.subjects.create('customers', 'alice', { mail: 'alice@customers.example', password: 'Other-alice-pass-9' }, 'admin');
+  });
+  afterAll(() => server.stop());
+
+  /** One login through svc-web (employees, customers, system), with the computations it caused. */
+  const attempt = async (user: string, password: string) => {
+    const before = server.hasher.stats.started;
+    const sent = await login(server.baseUrl, { clientid: 'svc-web', user, password });
+    return { status: sent.status, session: sent.status === 200 ? sessionOf(sent) : undefined, hashes: server.hasher.stats.started - before };
+  };
+
+  it('a successful login costs one computation, whichever password authenticator knows the user', async () => {
+    expect(await attempt('bob', users.bob)).toMatchObject({ status: 200, hashes: 1 });
+    expect(await attempt('carol', 'Carol-pass-123')).toMatchObject({ status: 200, session: { principal: { contextId: 'customers', uniqueId: 'carol' } }, hashes: 1 });
+    expect(await attempt('svcadmin', users.svcadmin)).toMatchObject({ status: 200, session: { type: 'SYSTEM' }, hashes: 1 });
+  });
+
+  it('every failure still costs one computation per password authenticator', async () => {
+    for (const [user, password] of [['bob', 'wrong-password'], ['carol', 'wrong-password'], ['svcadmin', 'wrong-password'], ['nobody', 'wrong-password'], ['alice', 'wrong-password']]) {
+      expect(await attempt(user, password)).toMatchObject({ status: 401, hashes: 3 });
+    }
+  });
+
+  it('a name two contexts know is checked in each, in order: the first match wins', async () => {
+    expect(await attempt('alice', users.alice)).toMatchObject({ status: 200, session: { principal: { contextId: 'employees' } }, hashes: 1 });
+    expect(await attempt('alice', 'Other-alice-pass-9')).toMatchObject({ status: 200, session: { principal: { contextId: 'customers' } }, hashes: 2 });
+  });
+});

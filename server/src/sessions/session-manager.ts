@@ -80,12 +80,18 @@ const MAX_SKEW_MS = 60_000;
 
 /** The public handle of a session: base64url of the first 16 bytes of SHA-256 of the cookie value. */
 export function handleOf(cookieValue: string): string {
-  return createHash('sha256').update(cookieValue, 'utf8').digest().subarray(0, 16).toString('base64url');
+  return createHash('sha256').update(cookieValue, 'utf8').digest().toString('base64url', 0, 16);
 }
 
 /** The store key of a stored session: SHA-256 of the cookie value, base64url (shorter than hex: sessions are many). */
 export function storeKeyOf(cookieValue: string): string {
   return createHash('sha256').update(cookieValue, 'utf8').digest('base64url');
+}
+
+/** `handleOf` and `storeKeyOf` from one digest (a new stored session needs both). */
+function handleAndStoreKeyOf(cookieValue: string): { handle: string; key: string } {
+  const digest = createHash('sha256').update(cookieValue, 'utf8').digest();
+  return { handle: digest.toString('base64url', 0, 16), key: digest.toString('base64url') };
 }
 
 /** The signed payload of a stateless cookie value. */
@@ -249,8 +255,9 @@ export class SessionManager {
 
   async #storeNew(input: CreateSessionInput, created: number, now = created): Promise<IssuedSession> {
     const cookieValue = randomBytes(32).toString('base64url');
+    const { handle, key } = handleAndStoreKeyOf(cookieValue);
     const record: SessionRecord = {
-      handle: handleOf(cookieValue),
+      handle,
       type: input.type,
       clientId: input.clientId,
       principal: input.principal ? { uniqueId: input.principal.uniqueId, contextId: input.principal.contextId } : null,
@@ -261,7 +268,7 @@ export class SessionManager {
     };
     if (input.message !== undefined) record.message = input.message;
     if (input.data !== undefined) record.data = input.data;
-    await this.#store.put(storeKeyOf(cookieValue), record, this.#ttlSeconds(record, now));
+    await this.#store.put(key, record, this.#ttlSeconds(record, now));
     return { cookieValue, session: { ...record, stateless: false } };
   }
 
