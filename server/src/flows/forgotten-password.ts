@@ -124,3 +124,18 @@ export class ForgottenPassword {
     this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: `${contextId}/${uniqueId}`, session: flow.session.handle });
   }
 }
+
+const flows = new WeakMap<Core, ForgottenPassword>();
+
+/**
+ * The one flow of a core: the REST routes and the pages share it, so they share its wrong-answer
+ * counter (two instances would each allow their own three tries).
+ */
+export function forgottenPasswordOf(core: Core): ForgottenPassword {
+  let flow = flows.get(core);
+  if (!flow) {
+    flow = new ForgottenPassword(core);
+    flows.set(core, flow);
+  }
+  return flow;
+}

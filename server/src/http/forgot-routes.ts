@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import { MalformedBody } from '../../../common/src/errors';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
-import { ForgottenPassword } from '../flows/forgotten-password';
+import { forgottenPasswordOf } from '../flows/forgotten-password';
 import { assertSubjectId } from '../subjects/subject-id';
 import { documentBody, rawBody } from './body';
 import { setSessionCookie } from './cookies';
@@ -27,7 +27,7 @@ function forgotBody(req: Request): { answers: string[] } | { password: string } 
  */
 export function forgotRoutes(core: Core): Router {
   const router = Router({ caseSensitive: true, strict: true });
-  const flow = new ForgottenPassword(core);
+  const flow = forgottenPasswordOf(core);
   router.get(PATHS, async (req, res) => {
     const { contextId, subjectId } = req.params as Record<string, string>;
     assertSubjectId(subjectId, 'subjectId');

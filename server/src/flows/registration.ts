@@ -1,0 +1,26 @@
+import type { Core } from '../core';
+import type { Session } from '../sessions/session';
+import type { AttributeInput } from '../subjects/attributes';
+import type { StoredSubject } from '../subjects/subject';
+
+export interface RegistrationInput {
+  contextId: string;
+  uniqueId: unknown;
+  attributes: AttributeInput;
+  session: Session;
+  peer: string;
+}
+
+/**
+ * A registration (SPEC section 7) after authorization: the per-address throttle, then the subject
+ * service's CREATE as a registrant (only the context's registration attributes, defaults such as
+ * `roles`, reserved ids and taken names refused, the password policy), then the audit line. The
+ * same steps as the REST CREATE from an anonymous session (http/rest/subject-handlers.ts).
+ */
+export async function register(core: Core, input: RegistrationInput): Promise<StoredSubject> {
+  core.registrations.assertAllowed(input.peer, 'too many registrations from this address; try again later');
+  const created = await core.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
+  core.registrations.record(input.peer);
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${input.contextId}/${created.uniqueId}`, session: input.session.handle, peer: input.peer });
+  return created;
+}
