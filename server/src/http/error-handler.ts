@@ -3,6 +3,8 @@ import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMe
 import { problemDetails } from '../../../common/src/problem';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Logger } from '../../../common/src/log';
+import { errorPage, type PageProblem } from './pages/error-pages';
+import { sendPage } from './pages/html';
 import { sendDocument } from './respond';
 
 /** body-parser and express signal their own failures with `type`/`status`; name them in our terms. */
@@ -17,8 +19,37 @@ function fromFramework(error: unknown): unknown {
   return error;
 }
 
-/** The one place where an error becomes a problem-details answer for this process. */
+/** Requests whose errors are answered as an HTML page: pages, and a browser's form posts. */
+const pageRequests = new WeakSet<Request>();
+
+export function answerAsPage(req: Request): void {
+  pageRequests.add(req);
+}
+
+/** An error as a page shows it: the same problem details, in the parts a page uses. */
+export function pageProblem(error: unknown): PageProblem {
+  const { status, headers, body } = problemDetails(fromFramework(error));
+  return { status, headers, title: body.title, detail: body.detail, errors: body.errors ?? [] };
+}
+
+/**
+ * A failure the visitor can correct and post again (invalid or weak input, a taken name, too many
+ * tries): its problem, for the form to show again; undefined for anything else (refusals,
+ * cross-site posts, server faults), which the error handler answers.
+ */
+export function formProblem(error: unknown): PageProblem | undefined {
+  if (!(error instanceof SvcError) || !error.expose || ![400, 409, 429].includes(error.status)) return undefined;
+  return pageProblem(error);
+}
+
+/** The one place where an error becomes a problem-details answer (or, for a page, its HTML form). */
 export function sendProblem(req: Request, res: Response, error: unknown): void {
+  if (pageRequests.has(req)) {
+    const problem = pageProblem(error);
+    for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
+    sendPage(res, problem.status, problem.title, errorPage(problem));
+    return;
+  }
   const { status, headers, body } = problemDetails(fromFramework(error));
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   sendDocument(req, res, status, body as unknown as WireDocument, { xmlRoot: 'problem', problem: true });
