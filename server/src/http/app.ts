@@ -7,12 +7,14 @@ import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
 import { forgotRoutes } from './forgot-routes';
 import { loginRoutes } from './login-routes';
+import { registerRoutes } from './register-routes';
 import { opsRouter } from '../../../common/src/http/ops';
 
 /**
  * The routes express serves (everything but the REST API, which the listener routes itself): operations
- * at the root; under the context root the authentication filter, then pages and session endpoints,
- * AuthZEN, the config area and the forgotten-password flow; 404 and the error handler at the end.
+ * at the root; under the context root the authentication filter, then login and logout, the
+ * registration page, AuthZEN, the config area and the forgotten-password flow; 404 and the error
+ * handler at the end.
  */
 export function createApp(core: Core): Express {
   const app = express();
@@ -28,6 +30,7 @@ export function createApp(core: Core): Express {
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core));
   base.use(loginRoutes(core));
+  base.use(registerRoutes(core));
   base.use(accessRoutes(core));
   base.use(configRoutes(core));
   base.use(forgotRoutes(core));
