@@ -5,6 +5,7 @@ import { accessRoutes } from './access-routes';
 import { authenticationFilter } from './authentication-filter';
 import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
+import { forgotPageRoutes } from './forgot-page-routes';
 import { forgotRoutes } from './forgot-routes';
 import { loginRoutes } from './login-routes';
 import { registerRoutes } from './register-routes';
@@ -13,8 +14,8 @@ import { opsRouter } from '../../../common/src/http/ops';
 /**
  * The routes express serves (everything but the REST API, which the listener routes itself): operations
  * at the root; under the context root the authentication filter, then login and logout, the
- * registration page, AuthZEN, the config area and the forgotten-password flow; 404 and the error
- * handler at the end.
+ * registration and forgotten-password pages, AuthZEN, the config area (JSON or a page) and the
+ * forgotten-password flow's REST face; 404 and the error handler at the end.
  */
 export function createApp(core: Core): Express {
   const app = express();
@@ -31,6 +32,7 @@ export function createApp(core: Core): Express {
   base.use(authenticationFilter(core));
   base.use(loginRoutes(core));
   base.use(registerRoutes(core));
+  base.use(forgotPageRoutes(core));
   base.use(accessRoutes(core));
   base.use(configRoutes(core));
   base.use(forgotRoutes(core));
