@@ -2,11 +2,23 @@ import { Router, type Request, type Response } from 'express';
 import { InvalidRequest, MethodNotAllowed, NotFound, SvcError } from '../../../common/src/errors';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
+import { wantsPage } from './authentication-filter';
 import { authorize } from './authorize';
-import { rawBody } from './body';
+import { formBody, rawBody } from './body';
+import { configView } from './config-view';
+import { answerAsPage } from './error-handler';
+import { authorizePage } from './page-access';
+import { configPage } from './pages/config-pages';
+import { sendPage } from './pages/html';
 import { sendDocument } from './respond';
+import { checkSameOrigin } from './same-origin';
 
 export type ReloadResult = { ok: true } | { ok: false; problems: string[] };
+
+/** The config page lists at most this many live sessions. */
+const LISTED_SESSIONS = 500;
+/** The config area's forms carry one short field. */
+const FORM_LIMIT = 1024;
 
 /**
  * How to reload, per core: only the process that read a configuration file knows its path
@@ -18,61 +30,86 @@ export function registerConfigReload(core: Core, reload: () => ReloadResult): vo
   reloaders.set(core, reload);
 }
 
-/** The running configuration as SYSTEM may see it: no secret, no hash, no authenticator options. */
-function configView(core: Core): Record<string, unknown> {
-  const c = core.config;
-  return {
-    clients: c.clients.map((client) => ({
-      id: client.id,
-      authenticators: client.authenticators,
-      contexts: client.contexts,
-      defaultContext: client.defaultContext,
-      allowPrincipalAssertion: Boolean(client.allowPrincipalAssertion),
-      hasSecret: Boolean(client.secret?.length),
-    })),
-    contexts: c.contexts.map((context) => ({
-      id: context.id,
-      store: context.store,
-      registration: context.registration.enabled,
-      forgottenPassword: context.forgottenPassword.enabled,
-      searchAttributes: context.searchAttributes,
-    })),
-    // Variant options can hold introspection credentials, so only the identity is listed.
-    authenticators: c.authenticators.map((a) => ({ id: a.id, kind: a.kind, variant: a.variant, sessionType: a.sessionType, context: a.context ?? null })),
-    policies: c.policies,
-    reservedIds: c.reservedIds,
-    system: c.system ? { userId: c.system.userId } : null,
-  };
+/** What the page says after one of its forms: fixed texts chosen by a flag, never the query's own words. */
+function noticeOf(req: Request): string | undefined {
+  const query = req.query as Record<string, unknown>;
+  if (query.ended === '1') return 'The session was ended.';
+  if (query.ended === '0') return 'No live session has that handle; it may have ended already.';
+  if (query.reloaded === '1') return 'The configuration file was reloaded.';
+  return undefined;
+}
+
+async function sendConfigPage(core: Core, req: Request, res: Response): Promise<void> {
+  const root = core.config.server.contextRoot;
+  const live = await core.sessions.list(LISTED_SESSIONS + 1);
+  const sessions = live.slice(0, LISTED_SESSIONS).sort((a, b) => b.lastAccess - a.lastAccess || a.handle.localeCompare(b.handle));
+  const page = configPage({
+    view: configView(core),
+    sessions,
+    truncated: live.length > LISTED_SESSIONS,
+    ownHandle: req.svc.session.handle,
+    endAction: `${root}/config/sessions/end`,
+    reloadAction: reloaders.has(core) ? `${root}/config/reload` : undefined,
+    notice: noticeOf(req),
+  });
+  sendPage(res, 200, 'Configuration', page, { wide: true });
+}
+
+/** POST {base}/config/sessions/end `handle=…`: ends one stored session by its public handle. */
+async function endSession(core: Core, req: Request, res: Response): Promise<void> {
+  checkSameOrigin(core, req);
+  const handle = formBody(req).handle;
+  if (handle === undefined) throw new InvalidRequest('name the session to end', { errors: [{ path: 'handle', message: 'required' }] });
+  const ended = await core.sessions.endByHandle(handle);
+  const self = req.svc.session;
+  if (ended) {
+    core.audit.record({ event: 'session_end', outcome: 'success', reason: 'config', ended: handle, session: self.handle, client: self.clientId, principal: self.principal ? `${self.principal.contextId}/${self.principal.uniqueId}` : undefined, peer: req.svc.peer });
+  }
+  if (wantsPage(req)) return res.redirect(303, `${core.config.server.contextRoot}/config?ended=${ended ? 1 : 0}`);
+  if (!ended) throw new NotFound('no live session has this handle');
+  res.status(204).end();
+}
+
+function reload(core: Core, req: Request, res: Response): void {
+  checkSameOrigin(core, req);
+  const reloader = reloaders.get(core);
+  if (!reloader) throw new SvcError(409, 'reload_unavailable', 'Reload unavailable', { detail: 'this server runs without a configuration file' });
+  const result = reloader();
+  if (!result.ok) {
+    throw new InvalidRequest('the configuration file was refused; the running configuration stays', {
+      errors: result.problems.map((message) => ({ path: 'config', message })),
+    });
+  }
+  if (wantsPage(req)) return res.redirect(303, `${core.config.server.contextRoot}/config?reloaded=1`);
+  sendDocument(req, res, 200, { reload: { ok: true } } as unknown as WireDocument);
 }
 
 /**
- * `{base}/config` (seed 4.4: SYSTEM sessions only), as JSON. Every path under it is authorized on
- * the target `config` before anything else, so a route added here later is guarded as well, and
- * the PDP's fixed rule keeps it SYSTEM-only whatever the configured policies say.
+ * `{base}/config` (seed 4.4: SYSTEM sessions only): JSON for programs, a page for browsers (SPEC
+ * section 7: the configuration without secrets, live sessions with a button to end each, reload).
+ * Every path under it is authorized on the target `config` before anything else, so a route added
+ * here later is guarded as well, and the PDP's fixed rule keeps it SYSTEM-only whatever the
+ * configured policies say. A browser refused while not logged in is sent to the login page.
  */
 export function configRoutes(core: Core): Router {
   const router = Router({ caseSensitive: true, strict: true });
-  router.use(['/config', '/config/*rest'], async (req, _res, next) => {
-    await authorize(core, req.svc, req.method === 'GET' || req.method === 'HEAD' ? 'READ' : 'UPDATE', 'config');
-    next();
+  router.use(['/config', '/config/*rest'], async (req, res, next) => {
+    const operation = req.method === 'GET' || req.method === 'HEAD' ? 'READ' : 'UPDATE';
+    if (!wantsPage(req)) {
+      await authorize(core, req.svc, operation, 'config');
+      return next();
+    }
+    answerAsPage(req);
+    if (await authorizePage(core, req, res, operation, 'config', `${core.config.server.contextRoot}/config`)) next();
   });
 
-  router.get('/config', (req: Request, res: Response) => {
+  router.get('/config', async (req: Request, res: Response) => {
+    if (wantsPage(req)) return sendConfigPage(core, req, res);
     res.setHeader('Cache-Control', 'no-store');
     sendDocument(req, res, 200, { config: configView(core) } as unknown as WireDocument);
   });
-
-  router.post('/config/reload', rawBody(1024), (req: Request, res: Response) => {
-    const reload = reloaders.get(core);
-    if (!reload) throw new SvcError(409, 'reload_unavailable', 'Reload unavailable', { detail: 'this server runs without a configuration file' });
-    const result = reload();
-    if (!result.ok) {
-      throw new InvalidRequest('the configuration file was refused; the running configuration stays', {
-        errors: result.problems.map((message) => ({ path: 'config', message })),
-      });
-    }
-    sendDocument(req, res, 200, { reload: { ok: true } } as unknown as WireDocument);
-  });
+  router.post('/config/reload', rawBody(FORM_LIMIT), (req: Request, res: Response) => reload(core, req, res));
+  router.post('/config/sessions/end', rawBody(FORM_LIMIT), (req: Request, res: Response) => endSession(core, req, res));
 
   router.all('/config', (_req, res) => {
     res.setHeader('Allow', 'GET, HEAD');
@@ -81,6 +118,10 @@ export function configRoutes(core: Core): Router {
   router.all('/config/reload', (_req, res) => {
     res.setHeader('Allow', 'POST');
     throw new MethodNotAllowed('reload is POSTed');
+  });
+  router.all('/config/sessions/end', (_req, res) => {
+    res.setHeader('Allow', 'POST');
+    throw new MethodNotAllowed('ending a session is POSTed');
   });
   router.all('/config/*rest', () => {
     throw new NotFound('no such configuration resource');
