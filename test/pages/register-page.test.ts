@@ -104,3 +104,9 @@ test('cross-site posts are refused, by Origin or by Referer', async () => {
   expect(byReferer.status).toBe(403);
   expect(await stored('carol')).toBeUndefined();
 });
+
+test('the login page links to the self-service pages', async () => {
+  const login = await new Visitor(server).get('/login');
+  expect(login.text).toContain('href="/svc/anon/register"');
+  expect(login.text).toContain('href="/svc/anon/forgot"');
+});

@@ -90,6 +90,8 @@ function getLogin(core: Core, req: Request, res: Response): void {
     names: { user: g['auth.token.name.user'], password: g['auth.token.name.password'], client: g['auth.token.name.client'] },
     clientId: core.client(WEB_CLIENT) && !core.client(WEB_CLIENT)?.secret ? WEB_CLIENT : undefined,
     goto,
+    register: core.config.contexts.some((c) => c.registration.enabled) ? `${root}/anon/register` : undefined,
+    forgot: core.config.contexts.some((c) => c.forgottenPassword.enabled) ? `${root}/anon/forgot` : undefined,
   });
   sendPage(res, 200, 'Log in', page);
 }

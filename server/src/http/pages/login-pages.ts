@@ -1,17 +1,21 @@
-import { html, type Html } from './html';
-
-/** Hidden inputs of a form, escaped. */
-function hidden(fields: Record<string, string | undefined>): Html[] {
-  return Object.entries(fields)
-    .filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '')
-    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-}
+import { hidden, html, type Html } from './html';
 
 export interface LoginPageInput {
   action: string;
   names: { user: string; password: string; client: string };
   clientId?: string;
   goto?: string;
+  /** The self-service pages, when a context offers them. */
+  register?: string;
+  forgot?: string;
+}
+
+function selfService(input: LoginPageInput): Html {
+  const links = [
+    input.forgot ? html`<a href="${input.forgot}">Forgotten password?</a>` : undefined,
+    input.register ? html`<a href="${input.register}">Register</a>` : undefined,
+  ].filter((link): link is Html => link !== undefined);
+  return links.length ? html`<p>${links.map((link, i) => (i ? html` · ${link}` : link))}</p>` : html``;
 }
 
 /** GET {base}/login: the form only; it never takes credentials itself. */
@@ -21,7 +25,7 @@ ${hidden({ [input.names.client]: input.clientId, goto: input.goto })}
 <label for="user">User name or e-mail</label><input id="user" name="${input.names.user}" autocomplete="username" required maxlength="256">
 <label for="password">Password</label><input id="password" type="password" name="${input.names.password}" autocomplete="current-password" required maxlength="1024">
 <button type="submit">Log in</button>
-</form>`;
+</form>${selfService(input)}`;
 }
 
 /** GET {base}/logout: a confirmation whose form POSTs (a GET must never end a session). */
