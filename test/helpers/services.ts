@@ -1,21 +1,48 @@
+import { accessSync, constants } from 'node:fs';
+
+/** Something a suite needs that this machine may lack: a service to reach, or a program to run. */
+export interface Requirement {
+  name: string;
+  /** Where it was looked for: a URL for a service, a path for a program. */
+  url: string;
+  reachable: boolean;
+  reason?: string;
+  /** A program is "not installed"; a service (the default) is "not reachable". */
+  kind?: 'service' | 'program';
+}
+
 /**
- * Suites that need a service this machine may lack (PostgreSQL, Redis). When it answers, the suite
- * runs. When it does not, the suite is skipped with a message naming the service — unless
+ * Suites that need something this machine may lack (PostgreSQL, Redis, Chromium). When it is there,
+ * the suite runs. When it is not, the suite is skipped with a message naming it — unless
  * SVC_TEST_REQUIRE_ALL=1 (set by .ci/run, which installs and starts them), where the absence is
  * itself a failing test. The one place that decides between skipping and failing.
  */
-export function describeWithService(service: { name: string; url: string; reachable: boolean; reason?: string }, title: string, suite: () => void): void {
+export function describeWithService(service: Requirement, title: string, suite: () => void): void {
   if (service.reachable) {
     describe(title, suite);
     return;
   }
-  const message = `${service.name} is not reachable at ${service.url}${service.reason ? ` (${service.reason})` : ''}: "${title}" needs it`;
+  const there = service.kind === 'program' ? 'installed' : 'reachable';
+  const message = `${service.name} is not ${there} at ${service.url}${service.reason ? ` (${service.reason})` : ''}: "${title}" needs it`;
   if (process.env.SVC_TEST_REQUIRE_ALL === '1') {
-    test(`${service.name} is reachable (SVC_TEST_REQUIRE_ALL=1)`, () => {
+    test(`${service.name} is ${there} (SVC_TEST_REQUIRE_ALL=1)`, () => {
       throw new Error(`${message}, and SVC_TEST_REQUIRE_ALL=1 forbids skipping`);
     });
     return;
   }
   console.warn(`${message}; skipped (set SVC_TEST_REQUIRE_ALL=1 to fail instead).`);
   describe.skip(title, suite);
+}
+
+/** Debian's Chromium, which the real-browser suites drive with playwright-core. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** Chromium as a requirement: there when its executable is. */
+export function chromiumRequirement(path = CHROMIUM_PATH): Requirement {
+  try {
+    accessSync(path, constants.X_OK);
+    return { name: 'Chromium', url: path, reachable: true, kind: 'program' };
+  } catch {
+    return { name: 'Chromium', url: path, reachable: false, reason: 'apt-get install -y chromium', kind: 'program' };
+  }
 }
