@@ -7,8 +7,7 @@ import type { SvcConfig } from '../../server/src/config/types';
 import { demoConfigDocument, type DemoCredentials } from '../../server/src/demo/demo-config';
 import { seedDemo } from '../../server/src/demo/demo';
 import { PasswordHasher, type PasswordHasherOptions } from '../../server/src/passwords/password-hasher';
-import { startServer, type RunningServer } from '../../server/src/server';
-import type { CoreOptions } from '../../server/src/core';
+import { startServer, type RunningServer, type ServerOptions } from '../../server/src/server';
 
 /** Cheap argon2id for tests; one suite exercises the real defaults on purpose. */
 export const TEST_HASH: PasswordHasherOptions = { argon2: { memoryCost: 1024, timeCost: 1, parallelism: 1 }, maxConcurrent: 2, maxQueue: 256 };
@@ -29,7 +28,7 @@ export interface TestServer extends RunningServer {
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
-export interface TestServerOptions extends Omit<CoreOptions, 'hasher'> {
+export interface TestServerOptions extends Omit<ServerOptions, 'hasher'> {
   /** Changes to the demo-shaped document before validation. */
   configure?: (doc: Record<string, unknown>) => void;
   dataDir?: string;
