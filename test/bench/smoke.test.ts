@@ -49,6 +49,7 @@ describe('bench --smoke', () => {
       'check form 2: PUT ?isAllowed=UPDATE (USER)',
       'check form 3: GET ?isAllowed=READ (USER)',
       'check form 4: GET /authz/... (USER)',
+      'check form 3 direct, raw loop (USER bob)',
       'check form 3 through the gateway (USER bob)',
       'memory per idle session (memory store, 10,000)',
     ]);
