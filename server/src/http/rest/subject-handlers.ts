@@ -3,6 +3,7 @@ import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } 
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import type { Core } from '../../core';
 import type { Writer } from '../../subjects/attributes';
+import { register } from '../../flows/registration';
 import type { StoredSubject } from '../../subjects/subject';
 import { documentBody, integerParam, queryParam } from '../body';
 import { sendDocument } from '../respond';
@@ -54,10 +55,14 @@ function sendSubject(core: Core, req: Request, res: Response, status: number, co
 export async function createSubject(core: Core, req: Request, res: Response, contextId: string): Promise<void> {
   const body = subjectBody(req);
   const writer = await writerOf(core, req, contextId);
-  if (writer === 'registrant') core.registrations.assertAllowed(req.svc.peer, 'too many registrations from this address; try again later');
-  const created = await core.subjects.create(contextId, body.uniqueId, body.attributes, writer);
-  if (writer === 'registrant') core.registrations.record(req.svc.peer);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${contextId}/${created.uniqueId}`, session: req.svc.session.handle, peer: req.svc.peer });
+  const { session, peer } = req.svc;
+  let created: StoredSubject;
+  if (writer === 'registrant') {
+    created = await register(core, { contextId, uniqueId: body.uniqueId, attributes: body.attributes, session, peer });
+  } else {
+    created = await core.subjects.create(contextId, body.uniqueId, body.attributes, writer);
+    core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${contextId}/${created.uniqueId}`, session: session.handle, peer });
+  }
   res.setHeader('Location', `${req.baseUrl}/contexts/${encodeURIComponent(contextId)}/subjects/${encodeURIComponent(created.uniqueId)}`);
   sendSubject(core, req, res, 201, contextId, created);
 }
