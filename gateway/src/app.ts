@@ -1,18 +1,23 @@
 /**
- * Every route of the gateway, in order: operations at the root; portal trust for everything else;
- * then exactly SPEC section 9's routes under `{gw}/api`, each mapped to its place under the core's
- * `{base}`; anything else is 404. One error handler turns failures into problem details.
+ * Every route of the gateway: operations at the root; for everything else portal trust, then exactly
+ * SPEC section 9's routes under `{gw}/api`, each mapped to its place under the core's `{base}`;
+ * anything else is 404. Requests are served straight from node's request (express's router would
+ * cost more than the gateway's own work); express serves only the operations. One error handler
+ * turns failures into problem details.
  */
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
+import http from 'node:http';
+import express, { type Request, type Response } from 'express';
+import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { NotFound } from '../../common/src/errors';
+import { expressServerOptions } from '../../common/src/http/express-prototypes';
+import { opsRouter } from '../../common/src/http/ops';
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
-import { opsRouter } from '../../common/src/http/ops';
 import { type GatewayMetrics, type Logger } from './observability';
 import { isPlainPath, splitTarget, stripQuery } from './paths';
 import { sendProblem } from './problem';
 import { proxy, type ProxyDeps } from './proxy';
-import { principalOf, type TrustOptions, portalTrust } from './trust';
+import { type TrustOptions, portalTrust } from './trust';
 
 export interface GatewayAppDeps extends ProxyDeps {
   root: string;
@@ -23,7 +28,7 @@ export interface GatewayAppDeps extends ProxyDeps {
   trust: TrustOptions;
 }
 
-type Handler = (deps: GatewayAppDeps, req: Request, res: Response, rest: string) => Promise<void>;
+type Handler = (deps: GatewayAppDeps, req: Request, res: Response, rest: string, principal: VerifiedPrincipal) => Promise<void>;
 
 interface Route {
   name: string;
@@ -42,62 +47,72 @@ const ROUTES: readonly Route[] = [
 ];
 
 function forwardTo(corePath: (rest: string) => string): Handler {
-  return async (deps, req, res, rest) => {
+  return async (deps, req, res, rest, principal) => {
     const body = await bufferBody(req, deps.bodyLimit);
     const { query } = splitTarget(req.originalUrl);
-    await proxy(deps, principalOf(res.locals), { method: req.method, path: corePath(rest), query: stripQuery(query), headers: req.headers, body }, res);
+    await proxy(deps, principal, { method: req.method, path: corePath(rest), query: stripQuery(query), headers: req.headers, body }, res);
   };
 }
 
 /** Ends the principal's core sessions (on every core) and forgets them; 204 even when there were none. */
-async function logout(deps: GatewayAppDeps, _req: Request, res: Response): Promise<void> {
-  const sessions = deps.sessions.take(principalOf(res.locals));
+async function logout(deps: GatewayAppDeps, _req: Request, res: Response, _rest: string, principal: VerifiedPrincipal): Promise<void> {
+  const sessions = deps.sessions.take(principal);
   await Promise.all(sessions.map((s) => deps.login.logout(s.core, s.cookie).catch(() => undefined)));
   res.status(204).end();
 }
 
-function router(deps: GatewayAppDeps): RequestHandler {
-  const prefix = `${deps.root}/api`;
-  return async (req, res, next) => {
-    try {
-      const { path } = splitTarget(req.originalUrl);
-      const rest = path.startsWith(`${prefix}/`) && isPlainPath(path) ? path.slice(prefix.length) : undefined;
-      const route = rest === undefined ? undefined : ROUTES.find((r) => r.matches(rest) && (r.methods === undefined || r.methods.includes(req.method)));
-      if (rest === undefined || route === undefined) throw new NotFound('no such resource');
-      res.locals.route = route.name;
-      await route.handle(deps, req, res, rest);
-    } catch (error) {
-      next(error);
-    }
-  };
+function handleError(log: Logger, error: unknown, req: Request, res: Response): void {
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== 'number' || status >= 500) log.warn({ err: error, path: splitTarget(req.originalUrl).path }, 'gateway request failed');
+  sendProblem(res, error, req.headers.accept);
 }
 
-function requestMetrics(metrics: GatewayMetrics): RequestHandler {
-  return (req, res, next) => {
-    const end = metrics.requests.startTimer();
-    res.on('finish', () => end({ method: req.method, route: String(res.locals.route ?? 'unmatched'), status: String(res.statusCode) }));
-    next();
-  };
+/** What common/src/http/ops.ts answers, without a principal assertion. */
+const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
+
+export interface GatewayHttp {
+  /** For http.createServer. */
+  options: http.ServerOptions;
+  listener: http.RequestListener;
 }
 
-function errorHandler(log: Logger): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const status = (error as { status?: unknown }).status;
-    if (typeof status !== 'number' || status >= 500) log.warn({ err: error, path: splitTarget(req.originalUrl).path }, 'gateway request failed');
-    sendProblem(res, error, req.headers.accept);
-  };
-}
-
-export function createGatewayApp(deps: GatewayAppDeps): Express {
+export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.use(requestMetrics(deps.metrics));
   app.use(opsRouter({ ready: () => deps.pool.healthy.length > 0, registry: deps.metrics.registry }));
-  app.use(portalTrust(deps.trust));
-  app.use(router(deps));
-  app.use(errorHandler(deps.log));
-  return app;
+  app.use((_req: Request, res: Response) => sendProblem(res, new NotFound('no such resource')));
+  const options = expressServerOptions(app);
+
+  const prefix = `${deps.root}/api`;
+  const trust = portalTrust(deps.trust);
+  /** Portal trust first, for every path (known or not), then the route. */
+  const serve = async (req: Request, res: Response, path: string) => {
+    const principal = await trust(req);
+    const rest = path.startsWith(`${prefix}/`) && isPlainPath(path) ? path.slice(prefix.length) : undefined;
+    const route = rest === undefined ? undefined : ROUTES.find((r) => r.matches(rest) && (r.methods === undefined || r.methods.includes(req.method)));
+    if (rest === undefined || route === undefined) throw new NotFound('no such resource');
+    res.locals.route = route.name;
+    await route.handle(deps, req, res, rest, principal);
+  };
+
+  const listener: http.RequestListener = (incoming, outgoing) => {
+    // Born express objects (the server is created with `options`).
+    const req = incoming as Request;
+    const res = outgoing as Response;
+    req.res = res;
+    req.originalUrl = req.url;
+    res.locals = {};
+    const end = deps.metrics.requests.startTimer();
+    res.on('finish', () => end({ method: req.method, route: String(res.locals.route ?? 'unmatched'), status: String(res.statusCode) }));
+    const { path } = splitTarget(req.url);
+    if (OPS_PATHS.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
+      app(req, res);
+      return;
+    }
+    serve(req, res, path).catch((error: unknown) => handleError(deps.log, error, req, res));
+  };
+  return { options, listener };
 }

@@ -7,8 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
-import { expressServerOptions } from '../../common/src/http/express-prototypes';
-import { createGatewayApp } from './app';
+import { createGatewayHttp } from './app';
 import type { GatewayConfig } from './config';
 import { ConnectionCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
@@ -48,7 +47,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const login = options.login ?? new ConnectionCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher });
   const pool = new CorePool(config.cores, { dispatcher, probeIntervalMs: config.probeIntervalMs, timeoutMs, log, metrics });
   const sessions = new CoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs: config.sessionTtlSeconds * 1000, log, metrics });
-  const app = createGatewayApp({
+  const { options: httpOptions, listener } = createGatewayHttp({
     root: config.root,
     bodyLimit: config.bodyLimit,
     login,
@@ -60,7 +59,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     timeoutMs,
     trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore({ maxEntries: config.nonceCacheSize }), log, metrics },
   });
-  const server = http.createServer(expressServerOptions(app), app);
+  const server = http.createServer(httpOptions, listener);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = Math.max(30_000, timeoutMs * 3);

@@ -2,7 +2,7 @@
  * Portal trust (SPEC section 9): every request carries a valid `X-Svc-Principal`. A request without
  * one is 401 and reaches nothing; each failure is one audit line (event, reason, portal, peer).
  */
-import type { RequestHandler } from 'express';
+import type { Request } from 'express';
 import {
   ASSERTION_HEADER,
   PrincipalAssertionRejected,
@@ -13,7 +13,6 @@ import { unixSeconds } from '../../common/src/clientcred/format';
 import type { NonceStore } from '../../common/src/nonce-store';
 import type { PortalConfig } from './config';
 import { audit, type GatewayMetrics, type Logger } from './observability';
-import { sendProblem } from './problem';
 
 export interface TrustOptions {
   portals: readonly PortalConfig[];
@@ -29,33 +28,30 @@ export function principalKey(principal: VerifiedPrincipal): string {
   return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principal.user}`;
 }
 
-export function portalTrust(options: TrustOptions): RequestHandler {
+/**
+ * The principal a request's assertion vouches for; a rejection is audited, counted and thrown (a
+ * 401 problem from the gateway's one error handler).
+ */
+export function portalTrust(options: TrustOptions): (req: Request) => Promise<VerifiedPrincipal> {
   const secrets = new Map(options.portals.map((p) => [p.id, typeof p.secret === 'string' ? [p.secret] : p.secret]));
   const now = options.now ?? (() => unixSeconds());
-  return async (req, res, next) => {
+  return async (req) => {
     const header = req.headers[ASSERTION_HEADER.toLowerCase()];
     try {
-      res.locals.principal = await verifyPrincipalAssertion(typeof header === 'string' ? header : undefined, {
+      return await verifyPrincipalAssertion(typeof header === 'string' ? header : undefined, {
         method: req.method,
         pathAndQuery: req.originalUrl,
         now: now(),
         portals: (id) => secrets.get(id),
         nonces: options.nonces,
       });
-      next();
     } catch (error) {
       if (error instanceof PrincipalAssertionRejected) {
         const reason = header === undefined ? 'missing' : error.reason;
         options.metrics.assertionFailures.inc({ reason });
         audit(options.log, { event: 'assertion_rejected', outcome: 'failure', reason, portal: error.portalId ?? null, peer: req.socket.remoteAddress ?? '' });
       }
-      sendProblem(res, error, req.headers.accept);
+      throw error;
     }
   };
-}
-
-export function principalOf(locals: Record<string, unknown>): VerifiedPrincipal {
-  const principal = locals.principal as VerifiedPrincipal | undefined;
-  if (!principal) throw new TypeError('portal trust did not run');
-  return principal;
 }
