@@ -27,3 +27,15 @@ describe.each(variants)('%s store', (_name, make) => {
     expect(await store.get('employees', 'bob')).toBeUndefined();
   });
 });
+
+test('a SQLite store belongs to one process: a second opening of its file is refused with a clear error', () => {
+  const file = join(mkdtempSync(join(tmpdir(), 'svc-store-')), 'svc.db');
+  const first = new SqliteSubjectStore(file);
+  try {
+    expect(() => new SqliteSubjectStore(file)).toThrow(/in use by another process/);
+  } finally {
+    void first.close();
+  }
+  const again = new SqliteSubjectStore(file);
+  void again.close();
+});
