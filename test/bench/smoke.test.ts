@@ -49,8 +49,9 @@ describe('bench --smoke', () => {
       'check form 2: PUT ?isAllowed=UPDATE (USER)',
       'check form 3: GET ?isAllowed=READ (USER)',
       'check form 4: GET /authz/... (USER)',
-      'check form 3 direct, raw loop (USER bob)',
-      'check form 3 through the gateway (USER bob)',
+      'check form 3 direct, raw loop, 16 connections (USER bob)',
+      'check form 3 through the gateway, 16 connections (USER bob)',
+      'check form 3 through the gateway, 4 connections (USER bob)',
       'memory per idle session (memory store, 10,000)',
     ]);
     for (const row of rows) {
