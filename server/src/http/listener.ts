@@ -43,9 +43,8 @@ export function createCoreHttp(core: Core): CoreHttp {
     req.baseUrl = '';
     log(req, res);
     if (corsFor(req, res)) return;
-    const url = req.url;
-    const query = url.indexOf('?');
-    const match = url.charCodeAt(0) === 47 /* / */ ? rest.match(query < 0 ? url : url.slice(0, query)) : undefined;
+    // req.path (parsed once and cached) also takes the absolute form `GET http://host/svc/…` apart.
+    const match = rest.match(req.path);
     if (!match) {
       app(req, res);
       return;
