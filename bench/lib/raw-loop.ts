@@ -4,6 +4,8 @@ import type { Measurement } from './scenario';
 import type { LoopOptions } from './undici-loop';
 
 export interface RawLoopOptions extends LoopOptions {
+  /** The same body with every request (sent with its Content-Length). */
+  body?: string;
   /** Headers for one request only, computed as it is sent (a fresh principal assertion). */
   nextHeaders?: (method: string, path: string) => Record<string, string>;
 }
@@ -21,9 +23,11 @@ function headerLines(headers: Record<string, string>): string {
 function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
   const url = new URL(options.origin);
   const { method, path, nextHeaders } = options;
-  const head = `${method} ${path} HTTP/1.1\r\n${headerLines({ Host: url.host, ...options.headers })}`;
-  const fixed = Buffer.from(`${head}\r\n`);
-  const requestBytes = () => (nextHeaders ? Buffer.from(`${head}${headerLines(nextHeaders(method, path))}\r\n`) : fixed);
+  const body = options.body ?? '';
+  const length: Record<string, string> = options.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) };
+  const head = `${method} ${path} HTTP/1.1\r\n${headerLines({ Host: url.host, ...options.headers, ...length })}`;
+  const fixed = Buffer.from(`${head}\r\n${body}`);
+  const requestBytes = () => (nextHeaders ? Buffer.from(`${head}${headerLines(nextHeaders(method, path))}\r\n${body}`) : fixed);
   const wanted = options.expectStatus;
   const isOk = (status: number) => (wanted === undefined ? status >= 200 && status < 300 : status === wanted);
   const latencies = new Latencies();
@@ -85,8 +89,9 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
  * Requests over raw keep-alive sockets, one at a time per connection, for `duration` seconds after
  * `warmup`; answers are delimited by Content-Length (HEAD: headers only). It costs the load generator
  * less per request than autocannon or undici, which matters on a machine it shares with the servers:
- * for HEAD (undici closes the connection after every HEAD, and autocannon cannot time one), and for
- * requests that need fresh headers each (autocannon rebuilds the whole request for those).
+ * for HEAD (undici closes the connection after every HEAD, and autocannon cannot time one), for
+ * requests that need fresh headers each (autocannon rebuilds the whole request for those), and
+ * wherever a comparison is with a baseline that has no load generator at all (login).
  */
 export async function rawLoop(options: RawLoopOptions): Promise<Measurement> {
   if (options.warmup > 0) await once(options, options.warmup);
