@@ -6,6 +6,8 @@ import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
 import { createLogger, type Logger } from '../../common/src/log';
+import { lockoutLimits, type LockoutStore } from './login/lockout-store';
+import { MemoryLockoutStore } from './login/memory-lockout-store';
 import { Metrics } from './metrics';
 import { PasswordHasher } from './passwords/password-hasher';
 import { PolicyDecisionPoint } from './policy/policy-decision-point';
@@ -54,6 +56,8 @@ export class Core {
   private readonly sessionStore: SessionStore;
   /** The session store's replay cache: clientcred nonces are shared wherever the store is shared. */
   readonly nonces: NonceStore;
+  /** Failed-login counters, kept where the sessions are (shared by instances sharing a Redis store). */
+  readonly lockout: LockoutStore;
   readonly subjects: SubjectService;
   readonly now: () => number;
   /** Registrations per address (SPEC section 7). */
@@ -68,9 +72,11 @@ export class Core {
     this.now = options.now ?? Date.now;
     this.audit = new Audit(this.log, this.metrics);
     this.hasher = options.hasher ?? new PasswordHasher(config.passwords);
-    const store = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
+    const store: SessionStore = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
     this.nonces = store;
     this.sessionStore = store;
+    const limits = () => lockoutLimits(this.config.global);
+    this.lockout = store.lockoutStore?.(limits, this.now) ?? new MemoryLockoutStore(limits, this.now);
     this.sessions = new SessionManager({
       store,
       idleSeconds: config.global['session.idle'],

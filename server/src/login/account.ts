@@ -3,7 +3,6 @@ import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
 import { valuesOf } from '../subjects/subject';
-import { loginServiceOf } from './login-service';
 
 export interface PasswordChange {
   contextId: string;
@@ -29,13 +28,13 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   const subject = await core.subjects.read(contextId, uniqueId);
   const attribute = core.subjects.context(contextId).config.definition.password;
   if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-  const lockout = loginServiceOf(core).lockout;
+  const lockout = core.lockout;
   const key = `${contextId}/${uniqueId}`;
   const hash = valuesOf(subject.attributes[attribute])[0];
-  const locked = lockout.isLocked(key, change.peer);
+  const locked = await lockout.isLocked(key, change.peer);
   const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(change.oldPassword) : await core.hasher.verify(hash, change.oldPassword);
   if (!verdict.ok) {
-    lockout.recordFailure(key, change.peer);
+    await lockout.recordFailure(key, change.peer);
     core.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
     throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
   }
@@ -49,6 +48,6 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
 /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
 export async function liftLockout(core: Core, contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
   await core.subjects.read(contextId, uniqueId);
-  loginServiceOf(core).lockout.lift(`${contextId}/${uniqueId}`);
+  await core.lockout.lift(`${contextId}/${uniqueId}`);
   core.audit.record({ event: 'lockout', outcome: 'success', reason: 'lifted', subject: `${contextId}/${uniqueId}`, session: by.handle, peer });
 }

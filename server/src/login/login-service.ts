@@ -8,7 +8,7 @@ import type { IssuedSession } from '../sessions/session-manager';
 import type { Principal } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
-import { Lockout } from './lockout';
+import type { LockoutStore } from './lockout-store';
 
 export interface LoginInput {
   /** Request parameters by their configured names (`clientid`, `clientcred`, `user`, …). */
@@ -54,13 +54,11 @@ class NameResolutions {
  * validate it, throttle, run its authenticators in order, and issue a new session. Knows no HTTP.
  */
 export class LoginService {
-  readonly lockout: Lockout;
+  constructor(private readonly core: Core) {}
 
-  constructor(private readonly core: Core) {
-    this.lockout = new Lockout(() => {
-      const g = core.config.global;
-      return { window: g['lockout.window'], duration: g['lockout.duration'], pairFailures: g['lockout.pairFailures'], subjectFailures: g['lockout.subjectFailures'], addressFailures: g['lockout.addressFailures'] };
-    }, core.now);
+  /** The core's lockout counters, wherever the core keeps them (a store failure is a 503: fail closed). */
+  private get lockout(): LockoutStore {
+    return this.core.lockout;
   }
 
   async login(input: LoginInput): Promise<LoginSuccess> {
@@ -68,14 +66,14 @@ export class LoginService {
     const g = core.config.global;
     const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
     const audit = { client: clientId, peer: input.peer };
-    const wait = this.lockout.retryAfter(input.peer);
+    const wait = await this.lockout.retryAfter(input.peer);
     if (wait > 0) {
       this.fail(audit, 'throttled');
       throw new TooManyRequests('too many failed logins from this address', { headers: { 'Retry-After': String(wait) } });
     }
     const client = core.client(clientId);
     if (!client) {
-      this.lockout.recordFailure(undefined, input.peer);
+      await this.lockout.recordFailure(undefined, input.peer);
       this.fail(audit, 'unknown_client');
       throw new InvalidClient('The client could not be validated.');
     }
@@ -88,9 +86,9 @@ export class LoginService {
     const names = new NameResolutions(user);
     const subjectKey = user === undefined ? undefined : await this.subjectKey(authenticators.map((x) => x.a), names, user);
 
-    if (subjectKey !== undefined && this.lockout.isLocked(subjectKey, input.peer)) {
+    if (subjectKey !== undefined && (await this.lockout.isLocked(subjectKey, input.peer))) {
       await this.spendLikeFailure(authenticators.map((x) => x.a), request);
-      this.lockout.recordFailure(subjectKey, input.peer);
+      await this.lockout.recordFailure(subjectKey, input.peer);
       this.fail({ ...audit, subject: shown(subjectKey) }, 'locked');
       throw new LoginFailed('Login failed.');
     }
@@ -105,7 +103,7 @@ export class LoginService {
       }
       const result = await a.authenticate(request);
       if (!result) continue;
-      if (subjectKey !== undefined) this.lockout.recordSuccess(subjectKey, input.peer);
+      if (subjectKey !== undefined) await this.lockout.recordSuccess(subjectKey, input.peer);
       const issued = await core.sessions.create({
         type: a.sessionType,
         // The seed's 2.1: an anonymous session obtained without a client shows no clientId.
@@ -121,7 +119,7 @@ export class LoginService {
       return { ...issued, authenticator: id };
     }
     for (let i = 0; i < owed; i++) await core.hasher.verifyDummy(request.credentials.get('password') ?? '');
-    const locks = this.lockout.recordFailure(subjectKey, input.peer);
+    const locks = await this.lockout.recordFailure(subjectKey, input.peer);
     this.fail({ ...audit, subject: shown(subjectKey) }, authenticators.length ? 'rejected' : 'no_authenticator');
     for (const lock of locks) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock, subject: shown(subjectKey), peer: input.peer });
     throw new LoginFailed('Login failed.');
@@ -142,7 +140,7 @@ export class LoginService {
       return { credentials, client, peer: input.peer, clientValidated: opened.validated };
     } catch (error) {
       if (!(error instanceof ClientCredentialRejected)) throw error;
-      this.lockout.recordFailure(undefined, input.peer);
+      await this.lockout.recordFailure(undefined, input.peer);
       this.core.metrics.logins.inc({ outcome: 'failure', reason: 'invalid_client' });
       this.core.audit.record({ event: 'client_validation', outcome: 'failure', reason: error.param ? `${error.reason}:${error.param}` : error.reason, ...audit });
       throw error;
@@ -176,7 +174,7 @@ export class LoginService {
 
 const services = new WeakMap<Core, LoginService>();
 
-/** One LoginService (and so one lockout table) per core, shared by the login and admin routes. */
+/** One LoginService per core, shared by the login routes and the pages. */
 export function loginServiceOf(core: Core): LoginService {
   let service = services.get(core);
   if (!service) {

@@ -1,23 +1,12 @@
 /**
- * Lockout and throttling of failed logins (SPEC section 4, beyond the seed), in memory, per process:
- * - 5 failures in 15 min for one (subject, address) pair lock that pair for 15 min;
- * - 50 failures in 15 min for one subject from all addresses lock the subject for 15 min;
- * - 100 failures in 15 min from one address throttle that address (429) until it falls below.
- * The subject is the resolved one (`context/uniqueId`) when the name resolves, else the name given,
- * so spelling a name differently (mail vs uniqueId, case) does not reset a count.
+ * The lockout counters in memory, per process (lockout-store.ts has the rules): the variant beside the
+ * memory session store.
  *
  * Memory is bounded: each window keeps at most `limit` timestamps, and each table at most
  * MAX_KEYS keys; a full table first drops expired entries, then the oldest ones (weakening the
  * count of an old attacker beats growing without bound under a flood of random names).
  */
-export interface LockoutLimits {
-  /** Seconds. */
-  window: number;
-  duration: number;
-  pairFailures: number;
-  subjectFailures: number;
-  addressFailures: number;
-}
+import type { LockoutLimits, LockoutStore, LockStarted } from './lockout-store';
 
 const MAX_KEYS = 100_000;
 
@@ -70,15 +59,14 @@ class Table {
 /** `pair` keys are `<subject key>` + NUL + address: NUL cannot occur in either part. */
 const pairKey = (subject: string, peer: string) => `${subject}\u0000${peer}`;
 
-export class Lockout {
+export class MemoryLockoutStore implements LockoutStore {
   private readonly pairs = new Table();
   private readonly subjects = new Table();
   private readonly addresses = new Table();
 
   constructor(private readonly limits: () => LockoutLimits, private readonly now: () => number) {}
 
-  /** Seconds until `peer` may try again, or 0 when it is not throttled. */
-  retryAfter(peer: string): number {
+  async retryAfter(peer: string): Promise<number> {
     const { window, addressFailures } = this.limits();
     const tally = this.addresses.get(peer);
     if (!tally) return 0;
@@ -90,23 +78,18 @@ export class Lockout {
     return Math.max(1, Math.ceil((oldest + window * 1000 - now) / 1000));
   }
 
-  /** Whether the pair or the whole subject is locked; a lock answers like a wrong password. */
-  isLocked(subject: string, peer: string): boolean {
+  async isLocked(subject: string, peer: string): Promise<boolean> {
     const now = this.now();
     return (this.pairs.get(pairKey(subject, peer))?.lockedUntil ?? 0) > now || (this.subjects.get(subject)?.lockedUntil ?? 0) > now;
   }
 
-  /**
-   * Counts one failure. `subject` is absent when no user name was given (a bad token): only the
-   * address counts then. Resolves which locks this failure started, for the audit trail.
-   */
-  recordFailure(subject: string | undefined, peer: string): Array<'pair' | 'subject'> {
+  async recordFailure(subject: string | undefined, peer: string): Promise<LockStarted[]> {
     const { window, duration, pairFailures, subjectFailures, addressFailures } = this.limits();
     const now = this.now();
     const windowMs = window * 1000;
     this.addresses.add(peer, now, windowMs, addressFailures);
     if (subject === undefined) return [];
-    const started: Array<'pair' | 'subject'> = [];
+    const started: LockStarted[] = [];
     const pair = this.pairs.add(pairKey(subject, peer), now, windowMs, pairFailures);
     if (pair.lockedUntil <= now && pair.times.length >= pairFailures) {
       pair.lockedUntil = now + duration * 1000;
@@ -122,13 +105,11 @@ export class Lockout {
     return started;
   }
 
-  /** A success clears the pair's count (not the subject's: other addresses may be attacking it). */
-  recordSuccess(subject: string, peer: string): void {
+  async recordSuccess(subject: string, peer: string): Promise<void> {
     this.pairs.delete(pairKey(subject, peer));
   }
 
-  /** An admin lifts every lock and count of a subject (DELETE .../lockout). */
-  lift(subject: string): void {
+  async lift(subject: string): Promise<void> {
     this.subjects.delete(subject);
     this.pairs.deleteWhere((key) => key.startsWith(`${subject}\u0000`));
   }

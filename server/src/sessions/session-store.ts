@@ -15,6 +15,8 @@ import { ServiceUnavailable } from '../../../common/src/errors';
 import type { Session } from './session';
 
 /** A stored session: the session without the `stateless` flag (a stored session is never stateless). */
+import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
+
 export type SessionRecord = Omit<Session, 'stateless'>;
 
 export interface SessionStore {
@@ -64,6 +66,12 @@ export interface SessionStore {
 
   /** Stops timers and releases connections the store opened itself. */
   close(): Promise<void>;
+
+  /**
+   * The lockout counters kept where this store keeps sessions, when they are shared beyond one
+   * process (the Redis store); absent, core.ts keeps them in memory.
+   */
+  lockoutStore?(limits: () => LockoutLimits, now: () => number): LockoutStore;
 }
 
 /** Default bounds, shared by both variants. */
