@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 
 /** Something a suite needs that this machine may lack: a service to reach, or a program to run. */
@@ -45,4 +46,20 @@ export function chromiumRequirement(path = CHROMIUM_PATH): Requirement {
   } catch {
     return { name: 'Chromium', url: path, reachable: false, reason: 'apt-get install -y chromium', kind: 'program' };
   }
+}
+
+/** The Redis the suites use: redis://127.0.0.1:6379, or SVC_TEST_REDIS_URL. */
+export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Redis as a requirement: a synchronous PING (jest decides which suites run before any await), in a child process. */
+export function redisRequirement(url = REDIS_URL): Requirement {
+  const { hostname, port } = new URL(url);
+  const script = `
+    const socket = require('node:net').connect(${Number(port || 6379)}, ${JSON.stringify(hostname || '127.0.0.1')});
+    socket.setTimeout(2000, () => process.exit(1));
+    socket.on('error', () => process.exit(1));
+    socket.on('connect', () => socket.write('PING\\r\\n'));
+    socket.on('data', (d) => process.exit(String(d).startsWith('+PONG') || String(d).startsWith('-NOAUTH') ? 0 : 1));`;
+  const result = spawnSync(process.execPath, ['-e', script], { timeout: 5000 });
+  return { name: 'Redis', url, reachable: result.status === 0 };
 }

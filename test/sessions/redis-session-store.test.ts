@@ -3,33 +3,17 @@
  * Every run uses its own key prefix and deletes its keys afterwards. When Redis cannot be reached the
  * suite is skipped with a message, unless SVC_TEST_REQUIRE_ALL=1 (test/helpers/services.ts).
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { ServiceUnavailable } from '../../common/src/errors';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import type { SessionStore } from '../../server/src/sessions/session-store';
-import { describeWithService } from '../helpers/services';
+import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
 import { key, record, type StoreHarness } from './helpers';
 import { managerBehaviour } from './manager-suite';
 import { storeBehaviour } from './store-suite';
 
-const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** Synchronous PING (jest decides which suites run before any await), in a child process. */
-function redisReachable(url: string): boolean {
-  const { hostname, port } = new URL(url);
-  const script = `
-    const socket = require('node:net').connect(${Number(port || 6379)}, ${JSON.stringify(hostname || '127.0.0.1')});
-    socket.setTimeout(2000, () => process.exit(1));
-    socket.on('error', () => process.exit(1));
-    socket.on('connect', () => socket.write('PING\\r\\n'));
-    socket.on('data', (d) => process.exit(String(d).startsWith('+PONG') || String(d).startsWith('-NOAUTH') ? 0 : 1));`;
-  const result = spawnSync(process.execPath, ['-e', script], { timeout: 5000 });
-  return result.status === 0;
-}
-
-const redis = { name: 'Redis', url: REDIS_URL, reachable: redisReachable(REDIS_URL) };
+const redis = redisRequirement();
 
 describeWithService(redis, 'RedisSessionStore', () => {
   const runPrefix = `svc-test:${process.pid}:${randomBytes(6).toString('hex')}:`;

@@ -9,6 +9,7 @@
  *   sessions                    sorted set key → expiry (Redis time, ms): counts live sessions for the bound
  *   n:<nonce key>               `1`, SET NX PX (the replay cache)
  *   nonces                      sorted set nonce key → expiry: counts live nonces for the bound
+ *   l:…                         the lockout counters (login/redis-lockout-store.ts), on this connection
  *
  * The bounds are checked and the writes made in one Lua script, so they hold across instances. Redis
  * must not evict (`maxmemory-policy noeviction`): every key here has a TTL, so a volatile-* policy would
@@ -20,6 +21,8 @@
  */
 import Redis, { type RedisOptions } from 'ioredis';
 import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
+import { RedisLockoutStore } from '../login/redis-lockout-store';
 import type { Principal } from './session';
 import {
   DEFAULT_MAX_NONCES,
@@ -194,6 +197,11 @@ export class RedisSessionStore implements SessionStore {
     return this.#call(async () => {
       await this.#redis.ping();
     });
+  }
+
+  /** Lockout counters on this store's connection, under its prefix (`l:` keys). */
+  lockoutStore(limits: () => LockoutLimits, now: () => number): LockoutStore {
+    return new RedisLockoutStore({ redis: this.#redis, prefix: this.#prefix, limits, now });
   }
 
   async close(): Promise<void> {
