@@ -11,6 +11,7 @@ import { startTestServer, TEST_CREDENTIALS, type TestServer, type TestServerOpti
 import { send, sessionOf, type Sent } from '../helpers/http';
 import { login } from '../helpers/login';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
+import { deleteKeys } from '../helpers/redis-keys';
 
 const { users } = TEST_CREDENTIALS;
 const clock = Date.UTC(2026, 0, 1);
@@ -43,12 +44,7 @@ describeWithService(redisRequirement(), 'lockout shared by two core servers over
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
     const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(admin, prefix);
     await admin.quit();
   });
 

@@ -11,6 +11,7 @@ import type { LockoutLimits, LockoutStore } from '../../server/src/login/lockout
 import { MemoryLockoutStore } from '../../server/src/login/memory-lockout-store';
 import { RedisLockoutStore } from '../../server/src/login/redis-lockout-store';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
+import { deleteKeys } from '../helpers/redis-keys';
 
 const MINUTE = 60_000;
 const LIMITS: LockoutLimits = { window: 900, duration: 900, pairFailures: 5, subjectFailures: 50, addressFailures: 100 };
@@ -95,12 +96,7 @@ describeWithService(redisRequirement(), 'RedisLockoutStore', () => {
     await admin.ping();
   });
   afterAll(async () => {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(admin, runPrefix);
     await admin.quit();
   });
 

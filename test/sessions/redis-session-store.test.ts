@@ -12,6 +12,7 @@ import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/ser
 import { key, record, type StoreHarness } from './helpers';
 import { managerBehaviour } from './manager-suite';
 import { storeBehaviour } from './store-suite';
+import { deleteKeys } from '../helpers/redis-keys';
 
 const redis = redisRequirement();
 
@@ -40,12 +41,7 @@ describeWithService(redis, 'RedisSessionStore', () => {
   });
 
   afterAll(async () => {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${runPrefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await admin.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await deleteKeys(admin, runPrefix);
     await admin.quit();
   });
 
