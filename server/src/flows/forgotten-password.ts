@@ -6,6 +6,7 @@ import { valuesOf } from '../subjects/subject';
 import { normaliseAnswer } from '../subjects/subject-service';
 import { DecoyQuestions } from './decoy-questions';
 import { SlidingWindow } from './sliding-window';
+import { perCore } from '../per-core';
 
 /** What a session remembers of the flow: one subject, and whether its answers matched. */
 interface FlowState {
@@ -125,17 +126,8 @@ export class ForgottenPassword {
   }
 }
 
-const flows = new WeakMap<Core, ForgottenPassword>();
-
 /**
  * The one flow of a core: the REST routes and the pages share it, so they share its wrong-answer
  * counter (two instances would each allow their own three tries).
  */
-export function forgottenPasswordOf(core: Core): ForgottenPassword {
-  let flow = flows.get(core);
-  if (!flow) {
-    flow = new ForgottenPassword(core);
-    flows.set(core, flow);
-  }
-  return flow;
-}
+export const forgottenPasswordOf = perCore((core) => new ForgottenPassword(core));

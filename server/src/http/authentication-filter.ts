@@ -76,7 +76,6 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
  * page). Login and logout themselves are handled by their routes.
  */
 export async function authenticate(core: Core, req: Request, res: Response, path: string): Promise<boolean> {
-  const loginUrl = `${core.config.server.contextRoot}/login`;
   // req.ip walks X-Forwarded-For even when no proxy is trusted; without one, the socket's peer is it.
   const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
   const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
@@ -99,6 +98,7 @@ export async function authenticate(core: Core, req: Request, res: Response, path
       session = internal.session;
     }
     if (!session) {
+      const loginUrl = `${core.config.server.contextRoot}/login`;
       if (presented !== undefined) setSessionCookie(core, req, res, undefined);
       if (wantsPage(req)) {
         res.redirect(302, `${loginUrl}?goto=${encodeURIComponent(req.originalUrl)}`);

@@ -27,7 +27,7 @@ export function answerAsPage(req: Request): void {
 }
 
 /** An error as a page shows it: the same problem details, in the parts a page uses. */
-export function pageProblem(error: unknown): PageProblem {
+function pageProblem(error: unknown): PageProblem {
   const { status, headers, body } = problemDetails(fromFramework(error));
   return { status, headers, title: body.title, detail: body.detail, errors: body.errors ?? [] };
 }

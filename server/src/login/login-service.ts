@@ -9,6 +9,7 @@ import type { Principal } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
 import type { LockoutStore } from './lockout-store';
+import { perCore } from '../per-core';
 
 export interface LoginInput {
   /** Request parameters by their configured names (`clientid`, `clientcred`, `user`, …). */
@@ -172,14 +173,5 @@ export class LoginService {
   }
 }
 
-const services = new WeakMap<Core, LoginService>();
-
 /** One LoginService per core, shared by the login routes and the pages. */
-export function loginServiceOf(core: Core): LoginService {
-  let service = services.get(core);
-  if (!service) {
-    service = new LoginService(core);
-    services.set(core, service);
-  }
-  return service;
-}
+export const loginServiceOf = perCore((core) => new LoginService(core));

@@ -21,10 +21,12 @@ const FITS: Partial<Record<Resource['kind'], readonly Operation[]>> = {
 export function checkedOperation(req: Request, resource: Resource): Operation | undefined {
   let asked: string | undefined;
   let form: 1 | 2 | 3;
-  const names = Object.keys(req.query).filter((name) => name.toLowerCase() === 'isallowed');
+  // express parses the query string again at every read of req.query: read it once.
+  const query = req.query as Record<string, unknown>;
+  const names = Object.keys(query).filter((name) => name.toLowerCase() === 'isallowed');
   if (names.length) {
     const values = names.flatMap((name) => {
-      const v = (req.query as Record<string, unknown>)[name];
+      const v = query[name];
       return Array.isArray(v) ? v : [v];
     });
     if (values.length !== 1 || typeof values[0] !== 'string') throw new InvalidOperation('isAllowed must be given once');
