@@ -11,7 +11,7 @@ import type { LockoutLimits, LockoutStore } from '../../server/src/login/lockout
 import { MemoryLockoutStore } from '../../server/src/login/memory-lockout-store';
 import { RedisLockoutStore } from '../../server/src/login/redis-lockout-store';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
-import { deleteKeys } from '../helpers/redis-keys';
+import { suiteRedis } from '../helpers/redis-keys';
 
 const MINUTE = 60_000;
 const LIMITS: LockoutLimits = { window: 900, duration: 900, pairFailures: 5, subjectFailures: 50, addressFailures: 100 };
@@ -87,18 +87,9 @@ describe('MemoryLockoutStore', () => {
 
 describeWithService(redisRequirement(), 'RedisLockoutStore', () => {
   const runPrefix = `svc-test:lockout:${process.pid}:${randomBytes(6).toString('hex')}:`;
-  let admin: Redis;
+  const admin = suiteRedis(runPrefix);
   let stores = 0;
-  const make = (clock: Clock, prefix = `${runPrefix}${++stores}:`) => new RedisLockoutStore({ redis: admin, prefix, limits: () => LIMITS, now: () => clock.at });
-
-  beforeAll(async () => {
-    admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    await admin.ping();
-  });
-  afterAll(async () => {
-    await deleteKeys(admin, runPrefix);
-    await admin.quit();
-  });
+  const make = (clock: Clock, prefix = `${runPrefix}${++stores}:`) => new RedisLockoutStore({ redis: admin(), prefix, limits: () => LIMITS, now: () => clock.at });
 
   lockoutBehaviour((clock) => make(clock));
 
@@ -124,16 +115,16 @@ describeWithService(redisRequirement(), 'RedisLockoutStore', () => {
     const long = `name:${'x'.repeat(5000)}`;
     await fail(store, long, '10.0.0.1', 7);
     await fail(store, 'ctx/d', '10.0.0.1', 3);
-    const keys = (await admin.keys(`${prefix}*`)).sort();
+    const keys = (await admin().keys(`${prefix}*`)).sort();
     expect(keys.length).toBeGreaterThan(0);
     for (const k of keys) {
       expect(k.startsWith(`${prefix}l:`)).toBe(true);
       expect(k.length).toBeLessThan(prefix.length + 200);
-      expect(await admin.pttl(k)).toBeGreaterThan(0);
-      if ((await admin.type(k)) === 'zset') expect(await admin.zcard(k)).toBeLessThanOrEqual(LIMITS.addressFailures);
+      expect(await admin().pttl(k)).toBeGreaterThan(0);
+      if ((await admin().type(k)) === 'zset') expect(await admin().zcard(k)).toBeLessThanOrEqual(LIMITS.addressFailures);
     }
-    expect(await admin.zcard(`${prefix}l:a:10.0.0.1`)).toBe(10);
-    expect(await admin.zcard(`${prefix}l:p:ctx%2Fd:10.0.0.1`)).toBe(3);
+    expect(await admin().zcard(`${prefix}l:a:10.0.0.1`)).toBe(10);
+    expect(await admin().zcard(`${prefix}l:p:ctx%2Fd:10.0.0.1`)).toBe(3);
   });
 });
 

@@ -4,21 +4,20 @@
  * suite is skipped with a message, unless SVC_TEST_REQUIRE_ALL=1 (test/helpers/services.ts).
  */
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { ServiceUnavailable } from '../../common/src/errors';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import type { SessionStore } from '../../server/src/sessions/session-store';
-import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
+import { describeWithService, redisRequirement } from '../helpers/services';
 import { key, record, type StoreHarness } from './helpers';
 import { managerBehaviour } from './manager-suite';
 import { storeBehaviour } from './store-suite';
-import { deleteKeys } from '../helpers/redis-keys';
+import { suiteRedis } from '../helpers/redis-keys';
 
 const redis = redisRequirement();
 
 describeWithService(redis, 'RedisSessionStore', () => {
   const runPrefix = `svc-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
-  let admin: Redis;
+  const admin = suiteRedis(runPrefix);
   let stores = 0;
 
   /** Every store of a test gets a fresh prefix under the run's, so tests never see each other's keys. */
@@ -27,23 +26,14 @@ describeWithService(redis, 'RedisSessionStore', () => {
   const harness: StoreHarness = {
     make: (_clock, bounds) => {
       const prefix = `${runPrefix}${++stores}:`;
-      const store = new RedisSessionStore({ redis: admin, prefix, ...bounds });
+      const store = new RedisSessionStore({ redis: admin(), prefix, ...bounds });
       prefixes.set(store, prefix);
       return store;
     },
     storeFollowsClock: false,
-    remainingTtl: async (store, kind, k) => admin.pttl(`${prefixes.get(store)}${kind === 'session' ? 's' : 'n'}:${k}`),
+    remainingTtl: async (store, kind, k) => admin().pttl(`${prefixes.get(store)}${kind === 'session' ? 's' : 'n'}:${k}`),
   };
 
-  beforeAll(async () => {
-    admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    await admin.ping();
-  });
-
-  afterAll(async () => {
-    await deleteKeys(admin, runPrefix);
-    await admin.quit();
-  });
 
   describe('RedisSessionStore', () => {
     storeBehaviour(harness);
@@ -54,17 +44,17 @@ describeWithService(redis, 'RedisSessionStore', () => {
       const r = record({ data: { a: 1 } });
       await store.put(key(1), r, 600);
       await store.rememberOnce('clientcred|web|n', 900);
-      const keys = (await admin.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
+      const keys = (await admin().keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort();
       expect(keys).toEqual([`h:${r.handle}`, `n:clientcred|web|n`, 'nonces', 'p:people:jdoe', `s:${key(1)}`, 'sessions'].sort());
       await store.delete(key(1));
-      expect((await admin.keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort()).toEqual(['n:clientcred|web|n', 'nonces']);
+      expect((await admin().keys(`${prefix}*`)).map((k) => k.slice(prefix.length)).sort()).toEqual(['n:clientcred|web|n', 'nonces']);
       await store.close();
     });
 
     it('two instances share sessions, bounds and nonces', async () => {
       const a = harness.make(undefined as never, { maxSessions: 2 });
       const prefix = prefixes.get(a)!;
-      const b = new RedisSessionStore({ redis: admin, prefix, maxSessions: 2 });
+      const b = new RedisSessionStore({ redis: admin(), prefix, maxSessions: 2 });
       await a.put(key(1), record(), 600);
       await expect(b.get(key(1))).resolves.toBeDefined();
       await b.put(key(2), record(), 600);
@@ -81,15 +71,15 @@ describeWithService(redis, 'RedisSessionStore', () => {
       const store = harness.make(undefined as never);
       const prefix = prefixes.get(store)!;
       await store.put(key(1), record(), 600);
-      await admin.del(`${prefix}s:${key(1)}`); // as if its PX had run out
+      await admin().del(`${prefix}s:${key(1)}`); // as if its PX had run out
       await expect(store.deleteByPrincipal('people', 'jdoe')).resolves.toBe(0);
-      await expect(admin.exists(`${prefix}p:people:jdoe`)).resolves.toBe(0);
+      await expect(admin().exists(`${prefix}p:people:jdoe`)).resolves.toBe(0);
       await store.close();
     });
 
     it('an unreadable record counts as absent', async () => {
       const store = harness.make(undefined as never);
-      await admin.set(`${prefixes.get(store)}s:${key(1)}`, 'not json', 'PX', 60_000);
+      await admin().set(`${prefixes.get(store)}s:${key(1)}`, 'not json', 'PX', 60_000);
       await expect(store.get(key(1))).resolves.toBeUndefined();
       await store.close();
     });
