@@ -1,5 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
 import { MalformedBody } from '../errors';
+import { FORBIDDEN_NAMES, MAX_DEPTH } from './json';
 
 /**
  * SPEC section 3's XML mapping, the same in both directions: the top-level key is the root element,
@@ -24,6 +25,12 @@ const parser = new XMLParser({
   processEntities: true,
   htmlEntities: false,
   allowBooleanAttributes: false,
+  // The parser refuses __proto__, constructor and prototype itself; other Object.prototype names it
+  // would silently rename, which would store an attribute under a name nobody sent.
+  onDangerousProperty: (name: string) => {
+    throw new MalformedBody(`forbidden element name ${name}`);
+  },
+  maxNestedTags: MAX_DEPTH - 1, // the parser does not count the root
 });
 
 const builder = new XMLBuilder({
@@ -57,7 +64,7 @@ function fromParsed(node: Parsed, path: string): WireValue {
   }
   const out: { [key: string]: WireValue } = {};
   for (const key of keys) {
-    if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
+    if (FORBIDDEN_NAMES.has(key)) {
       throw new MalformedBody(`forbidden element name ${key}`);
     }
     out[key] = fromParsed(node[key], path ? `${path}.${key}` : key);
@@ -70,9 +77,17 @@ export function parseXml(text: string): WireDocument {
   if (FORBIDDEN.test(text)) throw new MalformedBody('XML with a DOCTYPE, entity declarations or processing instructions is not accepted');
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (valid !== true) {
-    throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col}: ${valid.err.msg}`);
+    throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col}`);
   }
-  const parsed = parser.parse(text) as Record<string, Parsed>;
+  let parsed: Record<string, Parsed>;
+  try {
+    parsed = parser.parse(text) as Record<string, Parsed>;
+  } catch (error) {
+    // The parser's own refusals (reserved names, nesting) are worded for developers; ours is not.
+    if (error instanceof MalformedBody) throw error;
+    const reserved = /Invalid name: "([^"]+)"/.exec(error instanceof Error ? error.message : '');
+    throw new MalformedBody(reserved ? `forbidden element name ${reserved[1]}` : `the XML document is nested deeper than ${MAX_DEPTH} levels or otherwise malformed`);
+  }
   const roots = Object.keys(parsed);
   if (roots.length !== 1) throw new MalformedBody('an XML document must have exactly one root element');
   return fromParsed(parsed as Parsed, '') as WireDocument;

@@ -1,6 +1,7 @@
 import express, { type Request, type Response } from 'express';
 import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
 import { formatOfContentType } from '../../../common/src/wire/media';
+import { parseJson } from '../../../common/src/wire/json';
 import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
 
 /** Reads any body as bytes up to the limit; parsing is ours, so every failure is a precise 4xx. */
@@ -17,11 +18,6 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
   return new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
 }
 
-function rejectPrototypeKeys(key: string, value: unknown): unknown {
-  if (key === '__proto__' || key === 'constructor' || key === 'prototype') throw new MalformedBody(`forbidden member name ${key}`);
-  return value;
-}
-
 function text(req: Request): string {
   const body = req.body as unknown;
   if (!Buffer.isBuffer(body)) return '';
@@ -36,16 +32,7 @@ export function documentBody(req: Request): WireDocument | undefined {
   if (raw.length === 0) return undefined;
   const format = formatOfContentType(req.headers['content-type']);
   if (!format) throw new UnsupportedMediaType('send application/json or application/xml');
-  if (format === 'xml') return parseXml(raw);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw, rejectPrototypeKeys);
-  } catch (error) {
-    if (error instanceof MalformedBody) throw error;
-    throw new MalformedBody(`malformed JSON: ${(error as Error).message}`);
-  }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new MalformedBody('the body must be a JSON object');
-  return parsed as WireDocument;
+  return format === 'xml' ? parseXml(raw) : parseJson(raw);
 }
 
 /** Form parameters of a login or logout POST (form-encoded, or a JSON object of strings). */

@@ -13,6 +13,40 @@ const FITS: Partial<Record<Resource['kind'], readonly Operation[]>> = {
   subject: ['READ', 'UPDATE', 'DELETE'],
 };
 
+const CHECK_PARAMETER = 'isallowed';
+// Brackets (`isAllowed[]`), spaces and control characters that a query parser keeps in a name.
+const DECORATION = /[\s\p{Cc}\p{Cf}[\]]/gu;
+
+/**
+ * A parameter name as a careless or hostile client might have decorated `isAllowed`: percent-decoded
+ * again (double encoding), compatibility-normalised (full-width letters), without decoration.
+ */
+function looseName(name: string): string {
+  let decoded = name;
+  for (let i = 0; i < 3 && decoded.includes('%'); i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  return decoded.normalize('NFKC').replace(DECORATION, '').toLowerCase();
+}
+
+/**
+ * The names of the query that make the request a check. SPEC section 6: a name that is `isAllowed`
+ * give or take decoration, but not exactly `isAllowed` in some letter case, is refused rather than
+ * ignored, because ignoring it would perform the operation the client meant only to check.
+ */
+function checkParameters(query: Record<string, unknown>): string[] {
+  const names: string[] = [];
+  for (const name of Object.keys(query)) {
+    if (name.toLowerCase() === CHECK_PARAMETER) names.push(name);
+    else if (looseName(name) === CHECK_PARAMETER) throw new InvalidOperation('a check is asked with a query parameter named exactly isAllowed (in any letter case)');
+  }
+  return names;
+}
+
 /**
  * Which operation a request asks to check, or undefined when it is an ordinary request:
  * form 1 (HEAD + X-Operation), forms 2 and 3 (`isAllowed` in any letter case). Form 4 arrives
@@ -23,7 +57,7 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
   let form: 1 | 2 | 3;
   // express parses the query string again at every read of req.query: read it once.
   const query = req.query as Record<string, unknown>;
-  const names = Object.keys(query).filter((name) => name.toLowerCase() === 'isallowed');
+  const names = checkParameters(query);
   if (names.length) {
     const values = names.flatMap((name) => {
       const v = query[name];
