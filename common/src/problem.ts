@@ -35,7 +35,10 @@ export function problemDetails(error: unknown, instance?: string): ProblemAnswer
     if (error.message && error.message !== error.title) body.detail = error.message;
     if (error.errors) body.errors = error.errors;
     if (instance) body.instance = instance;
-    return { status: error.status, headers: { ...error.headers }, body };
+    const headers = { ...error.headers };
+    // RFC 9110 15.5.2: every 401 names a scheme the client can answer.
+    if (error.status === 401 && !headers['WWW-Authenticate']) headers['WWW-Authenticate'] = `SvcSession realm="svc", error="${error.code}"`;
+    return { status: error.status, headers, body };
   }
   return {
     status: 500,

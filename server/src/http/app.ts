@@ -7,6 +7,7 @@ import { configRoutes } from './config-routes';
 import { errorHandler } from './error-handler';
 import { forgotPageRoutes } from './forgot-page-routes';
 import { forgotRoutes } from './forgot-routes';
+import { homeRoutes } from './home-routes';
 import { loginRoutes } from './login-routes';
 import { registerRoutes } from './register-routes';
 import { opsRouter } from '../../../common/src/http/ops';
@@ -14,7 +15,7 @@ import { opsRouter } from '../../../common/src/http/ops';
 /**
  * The routes express serves (everything but the REST API, which the listener routes itself): operations
  * at the root; under the context root the authentication filter, then login and logout, the
- * registration and forgotten-password pages, AuthZEN, the config area (JSON or a page) and the
+ * home page, the registration and forgotten-password pages, AuthZEN, the config area (JSON or a page) and the
  * forgotten-password flow's REST face; 404 and the error handler at the end.
  */
 export function createApp(core: Core): Express {
@@ -30,6 +31,7 @@ export function createApp(core: Core): Express {
 
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core));
+  base.use(homeRoutes(core));
   base.use(loginRoutes(core));
   base.use(registerRoutes(core));
   base.use(forgotPageRoutes(core));

@@ -8,6 +8,7 @@ import { readCookie, setSessionCookie } from './cookies';
 
 /** The seed's not-enforced URIs (5.1.4), relative to the context root. */
 const NOT_ENFORCED: Array<{ methods: string[]; pattern: RegExp }> = [
+  { methods: ['GET', 'HEAD'], pattern: /^\/$/ },
   { methods: ['GET', 'HEAD', 'POST'], pattern: /^\/(login|logout)$/ },
   { methods: ['GET', 'HEAD', 'POST'], pattern: /^\/anon\/[^/]+$/ },
   { methods: ['POST'], pattern: /^(\/resources)?\/contexts\/[^/]+\/subjects$/ },

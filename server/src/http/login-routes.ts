@@ -33,6 +33,20 @@ function loginParams(core: Core, req: Request): Record<string, string> {
   return params;
 }
 
+/**
+ * `goto` is a request parameter in the servlet sense (SPEC section 4): from the query string or the
+ * form body. Both at once must agree; two different targets are refused rather than one guessed at.
+ */
+function gotoParam(req: Request, params: Record<string, string>): string | undefined {
+  const query = req.query as Record<string, unknown>;
+  const inQuery = query.goto;
+  if (inQuery !== undefined && typeof inQuery !== 'string') throw new InvalidRequest('goto must be given once');
+  if (inQuery !== undefined && params.goto !== undefined && inQuery !== params.goto) {
+    throw new InvalidRequest('goto is given in the query and in the body with different values', { errors: [{ path: 'goto', message: 'given twice' }] });
+  }
+  return inQuery ?? params.goto;
+}
+
 const isFormPost = (req: Request) => (req.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
 
 /** The cookie of this answer replaces any the filter set for the request's throwaway session. */
@@ -44,6 +58,7 @@ function replaceCookie(core: Core, req: Request, res: Response, value: string | 
 async function postLogin(core: Core, req: Request, res: Response): Promise<void> {
   checkSameOrigin(core, req);
   const params = loginParams(core, req);
+  const goto = gotoParam(req, params);
   const root = core.config.server.contextRoot;
   const browser = isFormPost(req) && wantsPage(req);
   const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
@@ -57,8 +72,8 @@ async function postLogin(core: Core, req: Request, res: Response): Promise<void>
   replaceCookie(core, req, res, issued.cookieValue);
   req.svc.session = issued.session;
   req.svc.cookieValue = issued.cookieValue;
-  if (params.goto !== undefined || wantsPage(req)) {
-    return res.redirect(302, checkedGoto(params.goto, root, core.config.server.allowedRedirectOrigins) ?? `${root}/`);
+  if (goto !== undefined || wantsPage(req)) {
+    return res.redirect(302, checkedGoto(goto, root, core.config.server.allowedRedirectOrigins) ?? `${root}/`);
   }
   sendDocument(req, res, 200, { session: sessionView(issued.session) } as unknown as WireDocument);
 }
@@ -76,7 +91,7 @@ async function postLogout(core: Core, req: Request, res: Response): Promise<void
   const next = anonymous ? await core.sessions.create({ type: anonymous.sessionType, clientId: '', principal: null, level: 0, authenticator: anonymous.config.id }) : undefined;
   replaceCookie(core, req, res, next?.cookieValue);
   const root = core.config.server.contextRoot;
-  const goto = checkedGoto(params.goto, root, core.config.server.allowedRedirectOrigins);
+  const goto = checkedGoto(gotoParam(req, params), root, core.config.server.allowedRedirectOrigins);
   if (goto !== undefined || wantsPage(req)) return res.redirect(302, goto ?? `${root}/login`);
   res.status(204).end();
 }
@@ -111,7 +126,11 @@ export function loginRoutes(core: Core): Router {
     sendPage(res, 200, 'Log out', logoutPage(`${root()}/logout`, goto));
   });
   router.post('/logout', body, (req, res) => postLogout(core, req, res));
-  router.get('/anon/login-error', (_req, res) => sendPage(res, 401, 'Login failed', loginErrorPage(`${root()}/login`)));
+  router.get('/anon/login-error', (_req, res) => {
+    // Every 401 names a scheme (RFC 9110), the page as much as the JSON answer.
+    res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="login_failed", login="${root()}/login"`);
+    sendPage(res, 401, 'Login failed', loginErrorPage(`${root()}/login`));
+  });
   return router;
 }
 
