@@ -70,6 +70,8 @@ export class NotAcceptable extends make(406, 'not_acceptable', 'Not acceptable')
 export class Conflict extends make(409, 'conflict', 'Conflict') {}
 export class PreconditionFailed extends make(412, 'precondition_failed', 'Precondition failed') {}
 export class PayloadTooLarge extends make(413, 'payload_too_large', 'Payload too large') {}
+export class RequestTimeout extends make(408, 'request_timeout', 'Request timeout') {}
+export class HeadersTooLarge extends make(431, 'headers_too_large', 'Request header fields too large') {}
 export class UnsupportedMediaType extends make(415, 'unsupported_media_type', 'Unsupported media type') {}
 export class TooManyRequests extends make(429, 'too_many_requests', 'Too many requests') {}
 export class ServiceUnavailable extends make(503, 'service_unavailable', 'Service unavailable') {}

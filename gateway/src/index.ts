@@ -13,6 +13,7 @@ import { ConnectionCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
 import { CoreSessions } from './core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
+import { answerClientErrors } from '../../common/src/http/client-errors';
 
 export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
 export type { CoreLogin } from './core-login';
@@ -63,6 +64,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = Math.max(30_000, timeoutMs * 3);
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

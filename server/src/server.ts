@@ -7,6 +7,7 @@ import type { SvcConfig } from './config/types';
 import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
+import { answerClientErrors } from '../../common/src/http/client-errors';
 
 export interface RunningServer {
   core: Core;
@@ -37,6 +38,7 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 30_000;
+  answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.server.port, config.server.host, () => resolve());

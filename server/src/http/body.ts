@@ -1,11 +1,28 @@
-import express, { type Request, type Response } from 'express';
-import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { InvalidRequest, MalformedBody, PayloadTooLarge, UnsupportedMediaType } from '../../../common/src/errors';
 import { formatOfContentType } from '../../../common/src/wire/media';
 import { parseJson } from '../../../common/src/wire/json';
 import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
 
+/**
+ * A declared length over the limit is refused before any byte is read, and the connection closed:
+ * body-parser would first wait for the whole declared body (it drains before answering), so a client
+ * announcing 100 MB and sending nothing would hold the request until the server's timeout.
+ */
+function refuseDeclaredOverLimit(req: Request, limit: number): PayloadTooLarge | undefined {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  return declared > limit ? new PayloadTooLarge('the request body exceeds the configured limit', { headers: { Connection: 'close' } }) : undefined;
+}
+
 /** Reads any body as bytes up to the limit; parsing is ours, so every failure is a precise 4xx. */
-export const rawBody = (limit: number) => express.raw({ type: () => true, limit });
+export function rawBody(limit: number) {
+  const read = express.raw({ type: () => true, limit });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const refused = refuseDeclaredOverLimit(req, limit);
+    if (refused) return next(refused);
+    read(req, res, next);
+  };
+}
 
 const rawBodyByLimit = new Map<number, ReturnType<typeof rawBody>>();
 

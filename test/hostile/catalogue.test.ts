@@ -1,0 +1,41 @@
+/**
+ * Runs the hostile-input catalogue (core-cases.ts) against a real core on port 0 with a real SQLite
+ * file. Every row: the expected refusal (a 4xx problem, or the page's equivalent), no stack trace or
+ * parser internals in the answer, the process still healthy, and the store byte-for-byte unchanged.
+ */
+import { dumpStore, sessionCookies } from '../authorization/helpers';
+import { startTestServer, type TestServer } from '../helpers/core-server';
+import { CORE_CASES, type Target } from './core-cases';
+
+let server: TestServer;
+let target: Target;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const who = await sessionCookies(server);
+  target = { url: server.url, base: server.baseUrl, root: new URL(server.baseUrl).pathname, admin: who.ALICE, bob: who.BOB, system: who.SYSTEM };
+});
+afterAll(() => server.stop());
+
+const LEAKS = /\n\s+at [\w.<]|Maximum call stack|SECURITY|prototype pollution|Unexpected token|SQLITE|internal_error/;
+
+test('the catalogue has at least 60 kinds, each named once', () => {
+  const names = CORE_CASES.map((c) => `${c.group}: ${c.kind}`);
+  expect(new Set(names).size).toBe(names.length);
+  expect(names.length).toBeGreaterThanOrEqual(60);
+});
+
+describe.each([...new Set(CORE_CASES.map((c) => c.group))])('%s', (group) => {
+  test.each(CORE_CASES.filter((c) => c.group === group).map((c) => [c.kind, c] as const))('%s', async (_kind, row) => {
+    const before = await dumpStore(server);
+    const outcome = await row.send(target);
+    const statuses = [row.status].flat();
+    // One comparison, so a failure shows the status, the code and the body together.
+    expect({ status: statuses.includes(outcome.status), code: row.code ? outcome.code : undefined, body: outcome.body.slice(0, 300) }).toEqual({ status: true, code: row.code, body: expect.any(String) });
+    expect(outcome.body).not.toMatch(LEAKS);
+    if (outcome.status >= 400 && outcome.body.startsWith('{')) expect(outcome.code).toEqual(expect.any(String));
+    row.check?.(outcome, target);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+    expect(await dumpStore(server)).toBe(before);
+  });
+});
