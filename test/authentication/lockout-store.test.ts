@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { ServiceUnavailable } from '../../common/src/errors';
-import type { LockoutLimits, LockoutStore } from '../../server/src/login/lockout-store';
+import type { LockoutLimits, LockoutStore, Reservation } from '../../server/src/login/lockout-store';
 import { MemoryLockoutStore } from '../../server/src/login/memory-lockout-store';
 import { RedisLockoutStore } from '../../server/src/login/redis-lockout-store';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
@@ -21,11 +21,22 @@ interface Clock {
 }
 type Make = (clock: Clock) => LockoutStore;
 
+/** One attempt that was not throttled. */
+async function attempt(store: LockoutStore, subjects: string[], peer: string): Promise<Reservation> {
+  const reservation = await store.reserve(subjects, peer);
+  if (reservation.throttled) throw new Error(`${peer} is throttled`);
+  return reservation;
+}
+
+/** `times` failed attempts one after the other; resolves the kinds of the locks they started. */
 async function fail(store: LockoutStore, subject: string | undefined, peer: string, times: number): Promise<string[]> {
   const started: string[] = [];
-  for (let i = 0; i < times; i++) started.push(...(await store.recordFailure(subject, peer)));
+  for (let i = 0; i < times; i++) started.push(...(await attempt(store, subject === undefined ? [] : [subject], peer)).started.map((lock) => lock.kind));
   return started;
 }
+
+/** Whether an attempt now would be refused as locked (the probe itself counts, like any attempt). */
+const locked = async (store: LockoutStore, subject: string, peer: string) => (await attempt(store, [subject], peer)).locked;
 
 function lockoutBehaviour(make: Make): void {
   let clock: Clock;
@@ -35,49 +46,93 @@ function lockoutBehaviour(make: Make): void {
     store = make(clock);
   });
 
-  it('5 failures lock the pair for the duration, at the 5th, and not the other addresses', async () => {
+  it('the 5th attempt of a pair is still verified and starts the lock; the next are locked for the duration, not other addresses', async () => {
     expect(await fail(store, 'ctx/a', '10.0.0.1', 4)).toEqual([]);
-    expect(await store.isLocked('ctx/a', '10.0.0.1')).toBe(false);
-    expect(await store.recordFailure('ctx/a', '10.0.0.1')).toEqual(['pair']);
-    expect(await store.isLocked('ctx/a', '10.0.0.1')).toBe(true);
-    expect(await store.isLocked('ctx/a', '10.0.0.2')).toBe(false);
-    expect(await store.isLocked('ctx/b', '10.0.0.1')).toBe(false);
+    const fifth = await attempt(store, ['ctx/a'], '10.0.0.1');
+    expect(fifth.locked).toBe(false);
+    expect(fifth.started).toEqual([{ kind: 'pair', subject: 'ctx/a' }]);
+    expect(await locked(store, 'ctx/a', '10.0.0.1')).toBe(true);
+    expect(await locked(store, 'ctx/a', '10.0.0.2')).toBe(false);
+    expect(await locked(store, 'ctx/b', '10.0.0.1')).toBe(false);
     clock.at += 15 * MINUTE - 1;
-    expect(await store.isLocked('ctx/a', '10.0.0.1')).toBe(true);
+    expect(await locked(store, 'ctx/a', '10.0.0.1')).toBe(true);
     clock.at += 1;
-    expect(await store.isLocked('ctx/a', '10.0.0.1')).toBe(false);
+    expect(await locked(store, 'ctx/a', '10.0.0.1')).toBe(false);
+    expect(await store.counts('ctx/a', '10.0.0.1')).toEqual({ address: 2, pair: 2, subject: 2 });
   });
 
-  it('failures older than the window do not count; a success clears the pair count', async () => {
+  it('attempts older than the window do not count; a success clears the pair count', async () => {
     await fail(store, 'ctx/a', '10.0.0.1', 4);
     clock.at += 15 * MINUTE;
     expect(await fail(store, 'ctx/a', '10.0.0.1', 4)).toEqual([]);
-    await store.recordSuccess('ctx/a', '10.0.0.1');
+    await store.release(await attempt(store, ['ctx/a'], '10.0.0.1'), 'ctx/a');
+    expect(await store.counts('ctx/a', '10.0.0.1')).toEqual({ address: 4, pair: 0, subject: 4 });
     expect(await fail(store, 'ctx/a', '10.0.0.1', 4)).toEqual([]);
-    expect(await store.isLocked('ctx/a', '10.0.0.1')).toBe(false);
+    expect(await locked(store, 'ctx/a', '10.0.0.1')).toBe(false);
   });
 
-  it('50 failures from all addresses lock the subject; lifting clears subject and pair locks', async () => {
+  it('50 attempts from all addresses lock the subject; lifting clears subject and pair locks', async () => {
     expect(await fail(store, 'ctx/a', '10.1.0.1', 5)).toEqual(['pair']);
-    for (let i = 0; i < 44; i++) expect(await store.recordFailure('ctx/a', `10.2.0.${i}`)).toEqual([]);
-    expect(await store.recordFailure('ctx/a', '10.3.0.1')).toEqual(['subject']);
-    expect(await store.isLocked('ctx/a', '10.9.9.9')).toBe(true);
-    expect(await store.isLocked('ctx/b', '10.9.9.9')).toBe(false);
+    for (let i = 0; i < 44; i++) expect(await fail(store, 'ctx/a', `10.2.0.${i}`, 1)).toEqual([]);
+    expect(await fail(store, 'ctx/a', '10.3.0.1', 1)).toEqual(['subject']);
+    expect(await locked(store, 'ctx/a', '10.9.9.9')).toBe(true);
+    expect(await locked(store, 'ctx/b', '10.9.9.9')).toBe(false);
     await store.lift('ctx/a');
-    expect(await store.isLocked('ctx/a', '10.9.9.9')).toBe(false);
-    expect(await store.isLocked('ctx/a', '10.1.0.1')).toBe(false);
-    expect(await fail(store, 'ctx/a', '10.1.0.1', 4)).toEqual([]);
+    expect(await store.counts('ctx/a', '10.1.0.1')).toEqual({ address: 5, pair: 0, subject: 0 });
+    expect(await locked(store, 'ctx/a', '10.9.9.9')).toBe(false);
+    expect(await locked(store, 'ctx/a', '10.1.0.1')).toBe(false);
+    expect(await fail(store, 'ctx/a', '10.1.0.1', 3)).toEqual([]);
   });
 
-  it('100 failures from one address throttle it until the oldest leaves the window', async () => {
+  it('100 attempts from one address throttle it, counting nothing more, until the oldest leaves the window', async () => {
     await fail(store, undefined, '10.5.0.1', 99);
-    expect(await store.retryAfter('10.5.0.1')).toBe(0);
     clock.at += 5 * MINUTE;
-    await store.recordFailure('ctx/x', '10.5.0.1');
-    expect(await store.retryAfter('10.5.0.1')).toBe(600);
-    expect(await store.retryAfter('10.5.0.2')).toBe(0);
+    await attempt(store, ['ctx/x'], '10.5.0.1');
+    expect(await store.reserve(['ctx/x'], '10.5.0.1')).toEqual({ throttled: true, retryAfter: 600 });
+    expect(await store.reserve([], '10.5.0.1')).toEqual({ throttled: true, retryAfter: 600 });
+    expect(await store.counts('ctx/x', '10.5.0.1')).toEqual({ address: 100, pair: 1, subject: 1 });
+    expect((await store.reserve([], '10.5.0.2')).throttled).toBe(false);
     clock.at += 10 * MINUTE;
-    expect(await store.retryAfter('10.5.0.1')).toBe(0);
+    expect((await store.reserve(['ctx/x'], '10.5.0.1')).throttled).toBe(false);
+  });
+
+  it('concurrent attempts: exactly the limit pass, the rest are locked, one lock starts, and every one counts', async () => {
+    const all = await Promise.all([...Array(12)].map(() => attempt(store, ['ctx/c'], '10.0.0.1')));
+    expect(all.filter((r) => !r.locked)).toHaveLength(5);
+    expect(all.flatMap((r) => r.started)).toEqual([{ kind: 'pair', subject: 'ctx/c' }]);
+    expect(await store.counts('ctx/c', '10.0.0.1')).toEqual({ address: 12, pair: 12, subject: 12 });
+  });
+
+  it('a success gives its place back: the lock it started is lifted, the attempts refused meanwhile still count', async () => {
+    for (let i = 0; i < 49; i++) await attempt(store, ['ctx/d'], `10.6.0.${i}`);
+    const fiftieth = await attempt(store, ['ctx/d'], '10.6.1.1');
+    expect(fiftieth).toMatchObject({ locked: false, started: [{ kind: 'subject', subject: 'ctx/d' }] });
+    expect(await locked(store, 'ctx/d', '10.6.1.2')).toBe(true);
+    await store.release(fiftieth, 'ctx/d');
+    expect(await store.counts('ctx/d', '10.6.1.1')).toEqual({ address: 0, pair: 0, subject: 50 });
+    // The refused attempt still counts, so the next one reaches the limit again: verified, and locking.
+    const next = await attempt(store, ['ctx/d'], '10.6.1.3');
+    expect(next).toMatchObject({ locked: false, started: [{ kind: 'subject', subject: 'ctx/d' }] });
+    expect(await locked(store, 'ctx/d', '10.6.1.4')).toBe(true);
+  });
+
+  it('a name that resolves to several subjects counts against each, is locked when one is, and a success clears only its own pair', async () => {
+    await fail(store, 'ctx/e', '10.7.0.1', 5);
+    const both = await attempt(store, ['ctx/e', 'other/e'], '10.7.0.1');
+    expect(both.locked).toBe(true);
+    expect(await store.counts('other/e', '10.7.0.1')).toEqual({ address: 6, pair: 1, subject: 1 });
+    await fail(store, 'other/e', '10.7.0.2', 2);
+    const success = await attempt(store, ['ctx/e', 'other/e'], '10.7.0.2');
+    expect(success.locked).toBe(false);
+    await store.release(success, 'ctx/e');
+    expect(await store.counts('ctx/e', '10.7.0.2')).toEqual({ address: 2, pair: 0, subject: 6 });
+    expect(await store.counts('other/e', '10.7.0.2')).toEqual({ address: 2, pair: 2, subject: 3 });
+  });
+
+  it('a success without a subject (anonymous, a token) leaves the address count as it was', async () => {
+    await fail(store, undefined, '10.8.0.1', 2);
+    await store.release(await attempt(store, [], '10.8.0.1'));
+    expect(await store.counts('ctx/f', '10.8.0.1')).toEqual({ address: 2, pair: 0, subject: 0 });
   });
 }
 
@@ -93,16 +148,17 @@ describeWithService(redisRequirement(), 'RedisLockoutStore', () => {
 
   lockoutBehaviour((clock) => make(clock));
 
-  it('counts exactly across connections: concurrent failures start one lock', async () => {
+  it('counts exactly across connections: concurrent attempts pass the limit only as many as it allows', async () => {
     const clock = { at: Date.UTC(2026, 0, 1) };
     const prefix = `${runPrefix}shared:`;
     const other = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
     try {
       const a = make(clock, prefix);
       const b = new RedisLockoutStore({ redis: other, prefix, limits: () => LIMITS, now: () => clock.at });
-      const started = await Promise.all([...Array(12).keys()].map((i) => (i % 2 ? a : b).recordFailure('ctx/c', '10.0.0.1')));
-      expect(started.flat()).toEqual(['pair']);
-      expect(await b.isLocked('ctx/c', '10.0.0.1')).toBe(true);
+      const all = await Promise.all([...Array(12).keys()].map((i) => attempt(i % 2 ? a : b, ['ctx/c'], '10.0.0.1')));
+      expect(all.filter((r) => !r.locked)).toHaveLength(5);
+      expect(all.flatMap((r) => r.started)).toEqual([{ kind: 'pair', subject: 'ctx/c' }]);
+      expect(await b.counts('ctx/c', '10.0.0.1')).toEqual({ address: 12, pair: 12, subject: 12 });
     } finally {
       await other.quit();
     }
@@ -132,9 +188,11 @@ it('RedisLockoutStore answers ServiceUnavailable when Redis cannot be reached', 
   const down = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
   down.on('error', () => {});
   const store = new RedisLockoutStore({ redis: down, prefix: 'svc-test:down:', limits: () => LIMITS, now: Date.now });
-  await expect(store.retryAfter('10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
-  await expect(store.isLocked('ctx/a', '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
-  await expect(store.recordFailure('ctx/a', '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
+  await expect(store.reserve(['ctx/a'], '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
+  await expect(store.reserve([], '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
+  const reservation = { throttled: false as const, id: '1', subjects: ['ctx/a'], peer: '10.0.0.1', locked: false, started: [] };
+  await expect(store.release(reservation, 'ctx/a')).rejects.toBeInstanceOf(ServiceUnavailable);
+  await expect(store.counts('ctx/a', '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
   await expect(store.lift('ctx/a')).rejects.toBeInstanceOf(ServiceUnavailable);
   // disconnect() on an ended connection would open a new one.
   if (down.status !== 'end') down.disconnect();

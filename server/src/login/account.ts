@@ -1,4 +1,4 @@
-import { Forbidden, InvalidRequest } from '../../../common/src/errors';
+import { Forbidden, InvalidRequest, TooManyRequests } from '../../../common/src/errors';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
@@ -15,9 +15,10 @@ export interface PasswordChange {
 }
 
 /**
- * PUT .../subjects/{s}/password (SPEC section 7): one's own password, proved by the old one. A wrong
- * old password counts as a failed login for the lockout, so a stolen session cannot be used to guess
- * it. The subject's other sessions end; the caller's own one stays.
+ * PUT .../subjects/{s}/password (SPEC section 7): one's own password, proved by the old one. The
+ * old password is guessed like a login's: it counts against the lockout before it is verified, and a
+ * locked pair or subject answers like a wrong one, so a stolen session cannot be used to guess it, not
+ * even with parallel requests. The subject's other sessions end; the caller's own one stays.
  */
 export async function changeOwnPassword(core: Core, change: PasswordChange): Promise<void> {
   const { contextId, uniqueId, session } = change;
@@ -28,16 +29,18 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   const subject = await core.subjects.read(contextId, uniqueId);
   const attribute = core.subjects.context(contextId).config.definition.password;
   if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-  const lockout = core.lockout;
   const key = `${contextId}/${uniqueId}`;
   const hash = valuesOf(subject.attributes[attribute])[0];
-  const locked = await lockout.isLocked(key, change.peer);
-  const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(change.oldPassword) : await core.hasher.verify(hash, change.oldPassword);
+  // The guess takes its place in the lockout counters before it is verified, as a login's does.
+  const reservation = await core.lockout.reserve([key], change.peer);
+  if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
+  const verdict = hash === undefined || reservation.locked ? await core.hasher.verifyDummy(change.oldPassword) : await core.hasher.verify(hash, change.oldPassword);
   if (!verdict.ok) {
-    await lockout.recordFailure(key, change.peer);
     core.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
+    for (const lock of reservation.started) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: key, peer: change.peer });
     throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
   }
+  await core.lockout.release(reservation, key);
   checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
   const newHash = await core.hasher.hash(change.newPassword);
   await core.subjects.setPasswordHash(contextId, uniqueId, newHash);

@@ -8,7 +8,7 @@ import type { IssuedSession } from '../sessions/session-manager';
 import type { Principal } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
-import type { LockoutStore } from './lockout-store';
+import type { LockoutStore, Reservation } from './lockout-store';
 import { perCore } from '../per-core';
 
 export interface LoginInput {
@@ -67,14 +67,9 @@ export class LoginService {
     const g = core.config.global;
     const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
     const audit = { client: clientId, peer: input.peer };
-    const wait = await this.lockout.retryAfter(input.peer);
-    if (wait > 0) {
-      this.fail(audit, 'throttled');
-      throw new TooManyRequests('too many failed logins from this address', { headers: { 'Retry-After': String(wait) } });
-    }
     const client = core.client(clientId);
     if (!client) {
-      await this.lockout.recordFailure(undefined, input.peer);
+      await this.reserve([], audit);
       this.fail(audit, 'unknown_client');
       throw new InvalidClient('The client could not be validated.');
     }
@@ -85,12 +80,15 @@ export class LoginService {
     });
     const user = request.credentials.get('user');
     const names = new NameResolutions(user);
-    const subjectKey = user === undefined ? undefined : await this.subjectKey(authenticators.map((x) => x.a), names, user);
+    const subjects = user === undefined ? [] : await this.subjectKeys(authenticators.map((x) => x.a), names, user);
+    // The attempt counts before any password is verified: concurrent attempts cannot pass a limit.
+    const reservation = await this.reserve(subjects, audit);
+    const subject = subjects.length > 0 ? shown(subjects.join(' ')) : undefined;
 
-    if (subjectKey !== undefined && (await this.lockout.isLocked(subjectKey, input.peer))) {
+    if (reservation.locked) {
       await this.spendLikeFailure(authenticators.map((x) => x.a), request);
-      await this.lockout.recordFailure(subjectKey, input.peer);
-      this.fail({ ...audit, subject: shown(subjectKey) }, 'locked');
+      this.fail({ ...audit, subject }, 'locked');
+      this.auditLocks(reservation, input.peer);
       throw new LoginFailed('Login failed.');
     }
     // A password authenticator that does not know the name cannot succeed: it is not tried, and the
@@ -104,7 +102,8 @@ export class LoginService {
       }
       const result = await a.authenticate(request);
       if (!result) continue;
-      if (subjectKey !== undefined) await this.lockout.recordSuccess(subjectKey, input.peer);
+      const key = result.principal ? principalKey(result.principal) : undefined;
+      await this.lockout.release(reservation, key !== undefined && subjects.includes(key) ? key : undefined);
       const issued = await core.sessions.create({
         type: a.sessionType,
         // The seed's 2.1: an anonymous session obtained without a client shows no clientId.
@@ -116,14 +115,26 @@ export class LoginService {
       });
       if (input.presentedCookie !== undefined) await core.sessions.end(input.presentedCookie);
       core.metrics.logins.inc({ outcome: 'success', reason: id });
-      core.audit.record({ event: 'login', outcome: 'success', reason: id, ...audit, session: issued.session.handle, principal: result.principal ? principalKey(result.principal) : undefined, level: result.level });
+      core.audit.record({ event: 'login', outcome: 'success', reason: id, ...audit, session: issued.session.handle, principal: key, level: result.level });
       return { ...issued, authenticator: id };
     }
     for (let i = 0; i < owed; i++) await core.hasher.verifyDummy(request.credentials.get('password') ?? '');
-    const locks = await this.lockout.recordFailure(subjectKey, input.peer);
-    this.fail({ ...audit, subject: shown(subjectKey) }, authenticators.length ? 'rejected' : 'no_authenticator');
-    for (const lock of locks) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock, subject: shown(subjectKey), peer: input.peer });
+    this.fail({ ...audit, subject }, authenticators.length ? 'rejected' : 'no_authenticator');
+    this.auditLocks(reservation, input.peer);
     throw new LoginFailed('Login failed.');
+  }
+
+  /** Takes the attempt's place in the counters; a throttled address is 429, before anything is verified. */
+  private async reserve(subjects: readonly string[], audit: Record<string, string>): Promise<Reservation> {
+    const reservation = await this.lockout.reserve(subjects, audit.peer);
+    if (!reservation.throttled) return reservation;
+    this.fail(audit, 'throttled');
+    throw new TooManyRequests('too many failed logins from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
+  }
+
+  /** The locks a failed attempt started (a successful one undid its own). */
+  private auditLocks(reservation: Reservation, peer: string): void {
+    for (const lock of reservation.started) this.core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: shown(lock.subject), peer });
   }
 
   /** Client validation; its failures count against the address like any failed login. */
@@ -141,21 +152,25 @@ export class LoginService {
       return { credentials, client, peer: input.peer, clientValidated: opened.validated };
     } catch (error) {
       if (!(error instanceof ClientCredentialRejected)) throw error;
-      await this.lockout.recordFailure(undefined, input.peer);
+      await this.reserve([], audit);
       this.core.metrics.logins.inc({ outcome: 'failure', reason: 'invalid_client' });
       this.core.audit.record({ event: 'client_validation', outcome: 'failure', reason: error.param ? `${error.reason}:${error.param}` : error.reason, ...audit });
       throw error;
     }
   }
 
-  /** The resolved subject when some authenticator of the client knows the name, else the name. */
-  private async subjectKey(authenticators: Authenticator[], names: NameResolutions, user: string): Promise<string> {
+  /**
+   * Every subject the name resolves to through the client's authenticators (SPEC section 4: the
+   * attempt counts against each), or the name itself when it resolves to none.
+   */
+  private async subjectKeys(authenticators: Authenticator[], names: NameResolutions, user: string): Promise<string[]> {
+    const keys = new Set<string>();
     for (const a of authenticators) {
       const principal = await names.resolve(a);
-      if (principal) return principalKey(principal);
+      if (principal) keys.add(principalKey(principal));
     }
     // Hashed: a name may be up to 16 KiB, and the lockout table must stay small per key.
-    return `name:${createHash('sha256').update(fold(user), 'utf8').digest('base64url')}`;
+    return keys.size > 0 ? [...keys] : [`name:${createHash('sha256').update(fold(user), 'utf8').digest('base64url')}`];
   }
 
   /**

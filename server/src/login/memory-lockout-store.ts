@@ -1,20 +1,28 @@
 /**
  * The lockout counters in memory, per process (lockout-store.ts has the rules): the variant beside the
- * memory session store.
+ * memory session store. Each method runs without an await, so a reservation is atomic here.
  *
- * Memory is bounded: each window keeps at most `limit` timestamps, and each table at most
- * MAX_KEYS keys; a full table first drops expired entries, then the oldest ones (weakening the
- * count of an old attacker beats growing without bound under a flood of random names).
+ * Memory is bounded: a counter holds at most as many attempts as the largest limit (enough to decide,
+ * and exact up to there), and each table at most MAX_KEYS keys; a full table first drops expired entries, then the oldest ones (weakening the count of an old
+ * attacker beats growing without bound under a flood of random names).
  */
-import type { LockoutLimits, LockoutStore, LockStarted } from './lockout-store';
+import { secondsUntilFree, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
 
 const MAX_KEYS = 100_000;
 
-/** Failure times (ms) within the window, newest last, and the end of a lock when one holds. */
-interface Tally {
-  times: number[];
-  lockedUntil: number;
+/** One attempt in a counter. */
+interface Entry {
+  at: number;
+  id: string;
 }
+
+/** The attempts (ms) within the window, oldest first, and a lock with the attempt that started it. */
+interface Tally {
+  entries: Entry[];
+  lock?: { until: number; by: string };
+}
+
+const held = (tally: Tally | undefined, now: number) => (tally?.lock?.until ?? 0) > now;
 
 class Table {
   private readonly tallies = new Map<string, Tally>();
@@ -23,18 +31,33 @@ class Table {
     return this.tallies.get(key);
   }
 
-  /** Adds one failure at `now`; resolves the tally with times older than the window removed. */
-  add(key: string, now: number, windowMs: number, keep: number): Tally {
-    let tally = this.tallies.get(key);
+  /** The tally with attempts older than the window dropped. */
+  live(key: string, now: number, windowMs: number): Tally | undefined {
+    const tally = this.tallies.get(key);
+    if (tally) tally.entries = tally.entries.filter((e) => now - e.at < windowMs);
+    return tally;
+  }
+
+  /** Counts one attempt; keeps the newest `keep`. */
+  add(key: string, entry: Entry, now: number, windowMs: number, keep: number): Tally {
+    let tally = this.live(key, now, windowMs);
     if (!tally) {
       if (this.tallies.size >= MAX_KEYS) this.makeRoom(now, windowMs);
-      tally = { times: [], lockedUntil: 0 };
+      tally = { entries: [] };
       this.tallies.set(key, tally);
     }
-    tally.times = tally.times.filter((t) => now - t < windowMs);
-    tally.times.push(now);
-    if (tally.times.length > keep) tally.times.splice(0, tally.times.length - keep);
+    tally.entries.push(entry);
+    if (tally.entries.length > keep) tally.entries.splice(0, tally.entries.length - keep);
     return tally;
+  }
+
+  /** Takes an attempt back out, with the lock it started. */
+  remove(key: string, id: string): void {
+    const tally = this.tallies.get(key);
+    if (!tally) return;
+    tally.entries = tally.entries.filter((e) => e.id !== id);
+    if (tally.lock?.by === id) tally.lock = undefined;
+    if (tally.entries.length === 0 && !tally.lock) this.tallies.delete(key);
   }
 
   delete(key: string): void {
@@ -47,8 +70,8 @@ class Table {
 
   private makeRoom(now: number, windowMs: number): void {
     for (const [key, tally] of this.tallies) {
-      const last = tally.times[tally.times.length - 1] ?? 0;
-      if (now - last >= windowMs && tally.lockedUntil <= now) this.tallies.delete(key);
+      const last = tally.entries[tally.entries.length - 1]?.at ?? 0;
+      if (now - last >= windowMs && !held(tally, now)) this.tallies.delete(key);
     }
     // Evict a batch, not one: under a flood of new keys the scan above then runs once per batch.
     const excess = this.tallies.size - MAX_KEYS + Math.ceil(MAX_KEYS / 100);
@@ -63,54 +86,58 @@ export class MemoryLockoutStore implements LockoutStore {
   private readonly pairs = new Table();
   private readonly subjects = new Table();
   private readonly addresses = new Table();
+  private sequence = 0;
 
   constructor(private readonly limits: () => LockoutLimits, private readonly now: () => number) {}
 
-  async retryAfter(peer: string): Promise<number> {
-    const { window, addressFailures } = this.limits();
-    const tally = this.addresses.get(peer);
-    if (!tally) return 0;
-    const now = this.now();
-    const recent = tally.times.filter((t) => now - t < window * 1000);
-    if (recent.length < addressFailures) return 0;
-    // Free again when the oldest of the last `addressFailures` failures leaves the window.
-    const oldest = recent[recent.length - addressFailures];
-    return Math.max(1, Math.ceil((oldest + window * 1000 - now) / 1000));
-  }
-
-  async isLocked(subject: string, peer: string): Promise<boolean> {
-    const now = this.now();
-    return (this.pairs.get(pairKey(subject, peer))?.lockedUntil ?? 0) > now || (this.subjects.get(subject)?.lockedUntil ?? 0) > now;
-  }
-
-  async recordFailure(subject: string | undefined, peer: string): Promise<LockStarted[]> {
+  async reserve(subjects: readonly string[], peer: string): Promise<Reservation | Throttled> {
     const { window, duration, pairFailures, subjectFailures, addressFailures } = this.limits();
     const now = this.now();
     const windowMs = window * 1000;
-    this.addresses.add(peer, now, windowMs, addressFailures);
-    if (subject === undefined) return [];
+    const recent = this.addresses.live(peer, now, windowMs)?.entries ?? [];
+    if (recent.length >= addressFailures) return { throttled: true, retryAfter: secondsUntilFree(recent[recent.length - addressFailures].at, windowMs, now) };
+    const entry = { at: now, id: String(++this.sequence) };
+    const keep = Math.max(pairFailures, subjectFailures, addressFailures);
+    this.addresses.add(peer, entry, now, windowMs, keep);
+    const unique = [...new Set(subjects)];
+    // Whether each lock held is decided before this attempt counts: the attempt reaching a limit is verified.
+    const before = unique.map((s) => ({ s, pair: held(this.pairs.get(pairKey(s, peer)), now), subject: held(this.subjects.get(s), now) }));
     const started: LockStarted[] = [];
-    const pair = this.pairs.add(pairKey(subject, peer), now, windowMs, pairFailures);
-    if (pair.lockedUntil <= now && pair.times.length >= pairFailures) {
-      pair.lockedUntil = now + duration * 1000;
-      pair.times = [];
-      started.push('pair');
+    const lock = { until: now + duration * 1000, by: entry.id };
+    for (const { s, pair, subject } of before) {
+      const pairs = this.pairs.add(pairKey(s, peer), entry, now, windowMs, keep);
+      if (!pair && pairs.entries.length >= pairFailures) {
+        pairs.lock = lock;
+        started.push({ kind: 'pair', subject: s });
+      }
+      const whole = this.subjects.add(s, entry, now, windowMs, keep);
+      if (!subject && whole.entries.length >= subjectFailures) {
+        whole.lock = lock;
+        started.push({ kind: 'subject', subject: s });
+      }
     }
-    const whole = this.subjects.add(subject, now, windowMs, subjectFailures);
-    if (whole.lockedUntil <= now && whole.times.length >= subjectFailures) {
-      whole.lockedUntil = now + duration * 1000;
-      whole.times = [];
-      started.push('subject');
-    }
-    return started;
+    return { throttled: false, id: entry.id, subjects: unique, peer, locked: before.some((b) => b.pair || b.subject), started };
   }
 
-  async recordSuccess(subject: string, peer: string): Promise<void> {
-    this.pairs.delete(pairKey(subject, peer));
+  async release(reservation: Reservation, subject?: string): Promise<void> {
+    const { id, peer } = reservation;
+    this.addresses.remove(peer, id);
+    for (const s of reservation.subjects) {
+      if (s === subject) this.pairs.delete(pairKey(s, peer));
+      else this.pairs.remove(pairKey(s, peer), id);
+      this.subjects.remove(s, id);
+    }
   }
 
   async lift(subject: string): Promise<void> {
     this.subjects.delete(subject);
     this.pairs.deleteWhere((key) => key.startsWith(`${subject}\u0000`));
+  }
+
+  async counts(subject: string, peer: string): Promise<LockoutCounts> {
+    const now = this.now();
+    const windowMs = this.limits().window * 1000;
+    const count = (table: Table, key: string) => table.live(key, now, windowMs)?.entries.length ?? 0;
+    return { address: count(this.addresses, peer), pair: count(this.pairs, pairKey(subject, peer)), subject: count(this.subjects, subject) };
   }
 }

@@ -3,21 +3,24 @@
  * connection and under its key prefix, so that every instance sharing the sessions shares the counts.
  *
  * Keys, under `prefix` (subject and address each URI-encoded, or `#` + SHA-256 when longer than 128):
- *   l:a:<address>               sorted set of failure times (member unique, score = ms), PX = window
+ *   l:a:<address>               sorted set of attempts (member = the attempt's id, score = ms), PX = window
  *   l:s:<subject>               the same for the subject from all addresses
  *   l:p:<subject>:<address>     the same for the pair
- *   l:sl:<subject>, l:pl:<subject>:<address>   the end of a lock (ms), PX = duration
+ *   l:sl:<subject>, l:pl:<subject>:<address>   a lock: `<end ms>:<id of the attempt that started it>`,
+ *                               PX = duration
  *   l:i:<subject>               sorted set of the addresses with a pair entry (for lifting), PX = max
- * Each failure set is trimmed to the window and to its limit, and the index to MAX_INDEX members, in
- * the one script that records a failure, so concurrent instances count exactly. Times come from the
- * injected clock (the same as the memory variant's); the TTLs only collect garbage.
+ * Each set holds at most as many attempts as the largest limit (enough to decide, and exact up to there).
+ * One script reserves an attempt (checks, counts, trims to the window and the bound, starts locks) and
+ * one releases it, so concurrent instances count exactly and no attempt passes a limit that another
+ * reached. Times come from the injected clock (the same as the memory variant's); the TTLs only
+ * collect garbage.
  *
  * Any Redis failure surfaces as ServiceUnavailable (503): a login fails closed.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
-import type { LockoutLimits, LockoutStore, LockStarted } from './lockout-store';
+import { secondsUntilFree, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
 
 export interface RedisLockoutStoreOptions {
   /** The session store's connection; its owner closes it. */
@@ -30,40 +33,94 @@ export interface RedisLockoutStoreOptions {
 /** Most addresses remembered per subject for lifting; pairs beyond it still expire on their own. */
 const MAX_INDEX = 10_000;
 
+/** Per subject, in KEYS after the address set: pair set, pair lock, subject set, subject lock, index. */
+const PER_SUBJECT = 5;
+
 /**
- * KEYS: address set, pair set, pair lock, subject set, subject lock, index.
- * ARGV: now, window ms, duration ms, pair limit, subject limit, address limit, member, address part,
- * with subject (`1`|`0`), index cap. Returns {pair lock started, subject lock started}.
+ * KEYS: address set, then PER_SUBJECT keys for each subject.
+ * ARGV: now, window ms, duration ms, pair limit, subject limit, address limit, attempt id, lock value,
+ * address part, index cap.
+ * Returns {-1, oldest ms} when the address is throttled (nothing counted), else {locked, then per
+ * subject: pair lock started, subject lock started}.
  */
-const FAILURE_SCRIPT = `
+const RESERVE_SCRIPT = `
 local now, win, dur = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local function add(key, keep)
-  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - win)
-  redis.call('ZADD', key, now, ARGV[7])
-  redis.call('ZREMRANGEBYRANK', key, 0, -(keep + 1))
-  redis.call('PEXPIRE', key, win)
-  return redis.call('ZCARD', key)
+local pairLimit, subjectLimit, addressLimit = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local id, lock = ARGV[7], ARGV[8]
+local function live(set)
+  redis.call('ZREMRANGEBYSCORE', set, '-inf', now - win)
+  return redis.call('ZCARD', set)
 end
-local function count(set, lock, keep)
-  local n = add(set, keep)
-  if tonumber(redis.call('GET', lock) or '0') <= now and n >= keep then
-    redis.call('SET', lock, now + dur, 'PX', dur)
-    redis.call('DEL', set)
-    return 1
+local function held(key)
+  local value = redis.call('GET', key)
+  return value ~= false and tonumber(string.match(value, '^%d+')) > now
+end
+local keep = math.max(pairLimit, subjectLimit, addressLimit)
+local function count(set)
+  live(set)
+  redis.call('ZADD', set, now, id)
+  redis.call('ZREMRANGEBYRANK', set, 0, -(keep + 1))
+  redis.call('PEXPIRE', set, win)
+  return redis.call('ZCARD', set)
+end
+local n = live(KEYS[1])
+if n >= addressLimit then
+  return {-1, redis.call('ZRANGE', KEYS[1], n - addressLimit, n - addressLimit, 'WITHSCORES')[2]}
+end
+count(KEYS[1])
+local before, locked = {}, 0
+for i = 2, #KEYS, ${PER_SUBJECT} do
+  before[i] = {held(KEYS[i + 1]), held(KEYS[i + 3])}
+  if before[i][1] or before[i][2] then locked = 1 end
+end
+local result = {locked}
+for i = 2, #KEYS, ${PER_SUBJECT} do
+  local pair, subject = 0, 0
+  if count(KEYS[i]) >= pairLimit and not before[i][1] then
+    redis.call('SET', KEYS[i + 1], lock, 'PX', dur)
+    pair = 1
   end
-  return 0
+  if count(KEYS[i + 2]) >= subjectLimit and not before[i][2] then
+    redis.call('SET', KEYS[i + 3], lock, 'PX', dur)
+    subject = 1
+  end
+  redis.call('ZADD', KEYS[i + 4], now, ARGV[9])
+  redis.call('ZREMRANGEBYRANK', KEYS[i + 4], 0, -(tonumber(ARGV[10]) + 1))
+  redis.call('PEXPIRE', KEYS[i + 4], math.max(win, dur))
+  table.insert(result, pair)
+  table.insert(result, subject)
 end
-add(KEYS[1], tonumber(ARGV[6]))
-if ARGV[9] ~= '1' then return {0, 0} end
-local pair = count(KEYS[2], KEYS[3], tonumber(ARGV[4]))
-local subject = count(KEYS[4], KEYS[5], tonumber(ARGV[5]))
-redis.call('ZADD', KEYS[6], now, ARGV[8])
-redis.call('ZREMRANGEBYRANK', KEYS[6], 0, -(tonumber(ARGV[10]) + 1))
-redis.call('PEXPIRE', KEYS[6], math.max(win, dur))
-return {pair, subject}`;
+return result`;
+
+/**
+ * KEYS: as RESERVE_SCRIPT's. ARGV: attempt id, address part, the succeeding subject's position (from 1; 0: none).
+ * Takes the attempt out of every counter and lifts the locks it started; clears the succeeding pair.
+ */
+const RELEASE_SCRIPT = `
+local id = ARGV[1]
+local function unlock(key)
+  local value = redis.call('GET', key)
+  if value and string.match(value, '^%d+:(.*)$') == id then redis.call('DEL', key) end
+end
+redis.call('ZREM', KEYS[1], id)
+local position = 0
+for i = 2, #KEYS, ${PER_SUBJECT} do
+  position = position + 1
+  if position == tonumber(ARGV[3]) then
+    redis.call('DEL', KEYS[i], KEYS[i + 1])
+    redis.call('ZREM', KEYS[i + 4], ARGV[2])
+  else
+    redis.call('ZREM', KEYS[i], id)
+    unlock(KEYS[i + 1])
+  end
+  redis.call('ZREM', KEYS[i + 2], id)
+  unlock(KEYS[i + 3])
+end
+return 0`;
 
 interface ScriptedRedis extends Redis {
-  svcLockoutFailure(...args: (string | number)[]): Promise<[number, number]>;
+  svcLockoutReserve(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
+  svcLockoutRelease(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
 /** A bounded key part without `:`: the value URI-encoded, or a hash of a long one. */
@@ -81,65 +138,33 @@ export class RedisLockoutStore implements LockoutStore {
     this.#prefix = `${options.prefix}l:`;
     this.#limits = options.limits;
     this.#now = options.now;
-    options.redis.defineCommand('svcLockoutFailure', { numberOfKeys: 6, lua: FAILURE_SCRIPT });
+    // No numberOfKeys: the number of subjects varies, so each call passes its key count first.
+    options.redis.defineCommand('svcLockoutReserve', { lua: RESERVE_SCRIPT });
+    options.redis.defineCommand('svcLockoutRelease', { lua: RELEASE_SCRIPT });
     this.#redis = options.redis as ScriptedRedis;
   }
 
-  async retryAfter(peer: string): Promise<number> {
-    const { window, addressFailures } = this.#limits();
-    const now = this.#now();
-    const windowMs = window * 1000;
-    const scores = await this.#call(() => this.#redis.zrangebyscore(`${this.#prefix}a:${part(peer)}`, `(${now - windowMs}`, '+inf', 'WITHSCORES'));
-    const times = scores.filter((_, i) => i % 2 === 1).map(Number);
-    if (times.length < addressFailures) return 0;
-    // Free again when the oldest of the last `addressFailures` failures leaves the window.
-    const oldest = times[times.length - addressFailures];
-    return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
-  }
-
-  async isLocked(subject: string, peer: string): Promise<boolean> {
-    const now = this.#now();
-    const ends = await this.#call(() => this.#redis.mget(this.#pair('pl', subject, peer), this.#subject('sl', subject)));
-    return ends.some((end) => Number(end ?? 0) > now);
-  }
-
-  async recordFailure(subject: string | undefined, peer: string): Promise<LockStarted[]> {
+  async reserve(subjects: readonly string[], peer: string): Promise<Reservation | Throttled> {
     const { window, duration, pairFailures, subjectFailures, addressFailures } = this.#limits();
     const now = this.#now();
-    const s = subject ?? '';
-    const member = `${now}:${this.#instance}:${++this.#sequence}`;
-    const [pair, whole] = await this.#call(() =>
-      this.#redis.svcLockoutFailure(
-        `${this.#prefix}a:${part(peer)}`,
-        this.#pair('p', s, peer),
-        this.#pair('pl', s, peer),
-        this.#subject('s', s),
-        this.#subject('sl', s),
-        this.#subject('i', s),
-        now,
-        window * 1000,
-        duration * 1000,
-        pairFailures,
-        subjectFailures,
-        addressFailures,
-        member,
-        part(peer),
-        subject === undefined ? '0' : '1',
-        MAX_INDEX,
-      ),
-    );
+    const unique = [...new Set(subjects)];
+    const id = `${now}:${this.#instance}:${++this.#sequence}`;
+    const keys = this.#keys(unique, peer);
+    const args = [now, window * 1000, duration * 1000, pairFailures, subjectFailures, addressFailures, id, `${now + duration * 1000}:${id}`, part(peer), MAX_INDEX];
+    const [locked, ...rest] = (await this.#call(() => this.#redis.svcLockoutReserve(keys.length, ...keys, ...args))).map(Number);
+    if (locked === -1) return { throttled: true, retryAfter: secondsUntilFree(rest[0], window * 1000, now) };
     const started: LockStarted[] = [];
-    if (pair === 1) started.push('pair');
-    if (whole === 1) started.push('subject');
-    return started;
+    unique.forEach((subject, i) => {
+      if (rest[2 * i] === 1) started.push({ kind: 'pair', subject });
+      if (rest[2 * i + 1] === 1) started.push({ kind: 'subject', subject });
+    });
+    return { throttled: false, id, subjects: unique, peer, locked: locked === 1, started };
   }
 
-  async recordSuccess(subject: string, peer: string): Promise<void> {
-    await this.#call(async () => {
-      const results = await this.#redis.multi().del(this.#pair('p', subject, peer), this.#pair('pl', subject, peer)).zrem(this.#subject('i', subject), part(peer)).exec();
-      if (!results) throw new Error('Redis transaction aborted');
-      for (const [error] of results) if (error) throw error;
-    });
+  async release(reservation: Reservation, subject?: string): Promise<void> {
+    const keys = this.#keys(reservation.subjects, reservation.peer);
+    const position = subject === undefined ? 0 : reservation.subjects.indexOf(subject) + 1;
+    await this.#call(() => this.#redis.svcLockoutRelease(keys.length, ...keys, reservation.id, part(reservation.peer), position));
   }
 
   async lift(subject: string): Promise<void> {
@@ -149,6 +174,23 @@ export class RedisLockoutStore implements LockoutStore {
       const pairs = peers.flatMap((p) => [`${this.#prefix}p:${part(subject)}:${p}`, `${this.#prefix}pl:${part(subject)}:${p}`]);
       return this.#redis.del(this.#subject('s', subject), this.#subject('sl', subject), index, ...pairs);
     });
+  }
+
+  async counts(subject: string, peer: string): Promise<LockoutCounts> {
+    const since = `(${this.#now() - this.#limits().window * 1000}`;
+    const [address, pair, whole] = await this.#call(() =>
+      Promise.all([this.#address(peer), this.#pair('p', subject, peer), this.#subject('s', subject)].map((key) => this.#redis.zcount(key, since, '+inf'))),
+    );
+    return { address, pair, subject: whole };
+  }
+
+  /** The address set, then PER_SUBJECT keys for each subject, in the scripts' order. */
+  #keys(subjects: readonly string[], peer: string): string[] {
+    return [this.#address(peer), ...subjects.flatMap((s) => [this.#pair('p', s, peer), this.#pair('pl', s, peer), this.#subject('s', s), this.#subject('sl', s), this.#subject('i', s)])];
+  }
+
+  #address(peer: string): string {
+    return `${this.#prefix}a:${part(peer)}`;
   }
 
   #subject(kind: 's' | 'sl' | 'i', subject: string): string {
