@@ -3,7 +3,7 @@
  * 50 wrong passwords sent at once, then the right one, for one (subject, address) pair, for one
  * subject (from 51 addresses) and for one address (over 50 names), on the memory and on the Redis
  * lockout store. The right one is refused exactly like a wrong password (for the address, with its
- * 429), and the counters hold every attempt.
+ * 429), and the counters hold every attempt. The same for the old password of one's own password change.
  *
  * "Then" is made exact without any timing: the right one is sent once the hash pool holds one
  * computation for each of the 50 wrong ones, so each of them has passed the lockout by then. The real
@@ -17,11 +17,12 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import type { LockoutLimits } from '../../server/src/login/lockout-store';
+import type { Argon2idParams } from '../../server/src/passwords/phc';
 import { DEFAULT_ARGON2 } from '../../server/src/passwords/password-hasher';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import type { SessionStore } from '../../server/src/sessions/session-store';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import type { Sent } from '../helpers/http';
+import { send as sendRequest, type Sent } from '../helpers/http';
 import { login } from '../helpers/login';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
@@ -33,10 +34,10 @@ const COST = 3;
 
 type Limits = Partial<Record<`lockout.${Exclude<keyof LockoutLimits, 'window' | 'duration'>}`, number>>;
 
-async function startRaceServer(limits: Limits, sessionStore?: SessionStore): Promise<TestServer> {
+async function startRaceServer(limits: Limits, sessionStore?: SessionStore, argon2: Partial<Argon2idParams> = DEFAULT_ARGON2): Promise<TestServer> {
   return startTestServer({
     sessionStore,
-    hash: { argon2: DEFAULT_ARGON2 },
+    hash: { argon2 },
     configure: (doc) => {
       (doc.server as Record<string, unknown>).trustProxy = ['127.0.0.1/32', '::1/128'];
       doc.global = { ...(doc.global as Record<string, unknown> | undefined), ...limits };
@@ -125,6 +126,31 @@ function raceBehaviour(sessionStore: (scenario: string) => SessionStore | undefi
       for (const sent of result.wrong) expect(sent.json?.code).toBe('login_failed');
       expect(result.computations).toBe(COST * WRONG);
       expect(await server.core.lockout.counts('employees/alice', address)).toEqual({ address: WRONG, pair: 0, subject: 0 });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('own password change: 20 wrong old passwords at once from one address, then the right one: refused like a wrong one', async () => {
+    // One computation per request here, so a costlier one keeps the failures unknown while all 51 arrive.
+    const server = await startRaceServer({ 'lockout.subjectFailures': 1000, 'lockout.addressFailures': 1000 }, sessionStore('password'), { ...DEFAULT_ARGON2, memoryCost: 65536 });
+    try {
+      const GUESSES = 20;
+      const address = '10.40.0.1';
+      const headers = { 'x-forwarded-for': address };
+      const cookie = (await send(server, { user: 'bob', password: users.bob, address })).cookie;
+      const change = (oldPassword: string) =>
+        sendRequest(`${server.baseUrl}/resources/contexts/employees/subjects/bob/password`, { method: 'PUT', cookie, headers, json: { oldPassword, newPassword: 'Brand-new-secret-42' } });
+      const before = server.hasher.stats.started;
+      const pending = Promise.all([...Array(GUESSES)].map(() => change('wrong-password')));
+      // Each request asks for exactly one computation: once 20 were asked for, all 20 passed the lockout.
+      for (let asked = 0; asked < GUESSES; await new Promise((resolve) => setTimeout(resolve, 1))) asked = server.hasher.stats.started - before + server.hasher.stats.queued;
+      const [wrong, right] = await Promise.all([pending, change(users.bob)]);
+      expect(right.status).toBe(400);
+      expect(shape(right)).toEqual(shape(wrong[0]));
+      expect(server.hasher.stats.started - before).toBe(GUESSES + 1);
+      expect(await server.core.lockout.counts('employees/bob', address)).toEqual({ address: GUESSES + 1, pair: GUESSES + 1, subject: GUESSES + 1 });
+      expect((await send(server, { user: 'bob', password: users.bob, address })).json?.code).toBe('login_failed');
     } finally {
       await server.stop();
     }
