@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Audit } from './audit';
-import { SlidingWindow } from './flows/sliding-window';
+import type { AttemptLimiter } from './flows/attempt-limiter';
+import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
 import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
@@ -60,8 +61,8 @@ export class Core {
   readonly lockout: LockoutStore;
   readonly subjects: SubjectService;
   readonly now: () => number;
-  /** Registrations per address (SPEC section 7). */
-  readonly registrations: SlidingWindow;
+  /** Registration attempts per address, failed ones too (SPEC section 7). */
+  readonly registrations: AttemptLimiter;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
@@ -83,11 +84,7 @@ export class Core {
       absoluteSeconds: config.global['session.absolute'],
       now: this.now,
     });
-    this.registrations = new SlidingWindow({
-      limit: () => this.config.global['registration.perAddress'],
-      windowSeconds: () => this.config.global['registration.window'],
-      now: this.now,
-    });
+    this.registrations = new MemoryAttemptLimiter(() => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }), this.now);
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.roles.delete(`${contextId}/${uniqueId}`);

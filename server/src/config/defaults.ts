@@ -34,6 +34,8 @@ export const DEFAULT_GLOBAL: GlobalConfig = {
   'lockout.answerFailures': 3,
   'registration.perAddress': 10,
   'registration.window': 60 * 60,
+  'flow.startsPerAddress': 20,
+  'flow.window': 15 * 60,
   'body.limit': 1024 * 1024,
   'search.maxQuantity': 1000,
   'search.defaultQuantity': 25,

@@ -89,6 +89,9 @@ export interface GlobalConfig {
   /** Registrations accepted from one address per `registration.window` seconds. */
   'registration.perAddress': number;
   'registration.window': number;
+  /** Forgotten-password flows a visitor's address may start per `flow.window` seconds (SPEC section 4, "Memory"). */
+  'flow.startsPerAddress': number;
+  'flow.window': number;
   'body.limit': number;
   'search.maxQuantity': number;
   'search.defaultQuantity': number;

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fold } from '../subjects/subject';
 
 const QUESTIONS = [
   'What was the name of your first pet?',
@@ -15,9 +16,9 @@ const QUESTIONS = [
 
 /**
  * Plausible questions for a subject that does not exist, is disabled or has none, so that the
- * forgotten-password flow does not reveal which ids exist. They are derived from the id with a key
- * kept in the data directory, so the same id gets the same questions across restarts, as a real
- * subject would.
+ * forgotten-password flow does not reveal which ids exist. They are derived from the folded
+ * (lower-cased) name with a key kept in the data directory, so every spelling of a name gets the same
+ * questions, and so does the same name across restarts, as a real subject would.
  */
 export class DecoyQuestions {
   private readonly key: Buffer;
@@ -32,7 +33,7 @@ export class DecoyQuestions {
   }
 
   for(contextId: string, uniqueId: string): [string, string] {
-    const digest = createHmac('sha256', this.key).update(`${contextId}\u0000${uniqueId.toLowerCase()}`).digest();
+    const digest = createHmac('sha256', this.key).update(`${contextId}\u0000${fold(uniqueId)}`).digest();
     const first = digest[0] % QUESTIONS.length;
     const second = (first + 1 + (digest[1] % (QUESTIONS.length - 1))) % QUESTIONS.length;
     return [QUESTIONS[first], QUESTIONS[second]];

@@ -1,50 +1,76 @@
 import { AccessDenied, InvalidRequest, NotFound } from '../../../common/src/errors';
+import { findLoginSubject } from '../authenticators/subject-lookup';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
-import { valuesOf } from '../subjects/subject';
+import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
 import { normaliseAnswer } from '../subjects/subject-service';
+import { takeSlot, type AttemptLimiter } from './attempt-limiter';
 import { DecoyQuestions } from './decoy-questions';
-import { SlidingWindow } from './sliding-window';
+import { MemoryAttemptLimiter } from './memory-attempt-limiter';
+import { MemoryResetMarkers } from './memory-reset-markers';
+import type { ResetMarkers } from './reset-markers';
 import { perCore } from '../per-core';
 
-/** What a session remembers of the flow: one subject, and whether its answers matched. */
+/**
+ * What the visitor's signed cookie remembers of the flow: the name as given (folded), and after
+ * matching answers the value of the subject's reset marker. Nothing about the subject itself: the
+ * visitor can read the cookie, and it must not tell whether the name exists.
+ */
 interface FlowState {
   contextId: string;
-  uniqueId: string;
-  answered: boolean;
+  name: string;
+  reset?: string;
 }
 
 export interface FlowSession {
   session: Session;
   cookieValue?: string;
+  /** The visitor's address (after trustProxy): flow starts are limited per address. */
+  peer: string;
 }
 
-/** The session to continue with: a flow binds state to it, so a stateless session becomes stored. */
+/** A result, and the cookie value to continue with when the flow's state in it changed. */
 export interface FlowOutcome<T> {
   result: T;
   cookieValue?: string;
 }
 
+/** What a name designates for the flow: the key of its counter, and the subject when it can use the flow. */
+interface Target {
+  key: string;
+  usable?: { subject: StoredSubject; questions: string[]; answers: string[] };
+}
+
 const STATE_KEY = 'forgottenPassword';
 
 /**
- * The forgotten-password flow of SPEC section 7, in one ANON or INTERNAL session bound to one
- * subject: questions, then answers, then one new password. Unknown and disabled subjects get decoy
- * questions and the same number of hash computations, so existence does not leak; wrong answers
- * have their own counter per subject.
+ * The forgotten-password flow of SPEC section 7, in one ANON or INTERNAL session bound to one name:
+ * questions, then answers, then one new password.
+ *
+ * The name is resolved as login resolves one (uniqueId or any authenid value, case-insensitively).
+ * Unknown and disabled subjects, and subjects without questions, get decoy questions derived from the
+ * folded name, the same counter keyed by that name, and the same number of hash computations, so no
+ * pair of requests tells a real subject from a missing one.
+ *
+ * Nothing is stored per request (SPEC section 4, "Memory"): the flow's state lives in the session's
+ * signed cookie; the server keeps only the wrong-answer counter per subject, a reset marker per subject
+ * whose answers matched, and a count of flow starts per address, each bounded.
  */
 export class ForgottenPassword {
   private readonly decoys: DecoyQuestions;
-  private readonly wrongAnswers: SlidingWindow;
+  /** Wrong answers per subject (SPEC section 4: 3 per 15 min). */
+  readonly wrongAnswers: AttemptLimiter;
+  /** Flow starts per address. */
+  readonly starts: AttemptLimiter;
+  private readonly markers: ResetMarkers;
 
   constructor(private readonly core: Core) {
     this.decoys = new DecoyQuestions(core.config.server.dataDir);
-    this.wrongAnswers = new SlidingWindow({
-      limit: () => core.config.global['lockout.answerFailures'],
-      windowSeconds: () => core.config.global['lockout.window'],
-      now: core.now,
-    });
+    const g = () => core.config.global;
+    this.wrongAnswers = new MemoryAttemptLimiter(() => ({ limit: g()['lockout.answerFailures'], window: g()['lockout.window'] }), core.now);
+    this.starts = new MemoryAttemptLimiter(() => ({ limit: g()['flow.startsPerAddress'], window: g()['flow.window'] }), core.now);
+    this.markers = new MemoryResetMarkers(core.now);
   }
 
   private settings(contextId: string) {
@@ -57,14 +83,23 @@ export class ForgottenPassword {
     return flow.session.data?.[STATE_KEY] as FlowState | undefined;
   }
 
-  /** The subject's questions when it can use the flow, else undefined (and the caller shows decoys). */
-  private async usable(contextId: string, uniqueId: string): Promise<{ questions: string[]; answers: string[] } | undefined> {
+  /** The flow's state when it is bound to this context and name. */
+  private boundState(flow: FlowSession, contextId: string, name: string): FlowState | undefined {
+    const state = this.state(flow);
+    return state && state.contextId === contextId && state.name === fold(name) ? state : undefined;
+  }
+
+  /** The subject a name designates, and whether it can use the flow (enabled, with as many answers as questions). */
+  private async target(contextId: string, name: string): Promise<Target> {
     const config = this.settings(contextId);
-    const subject = await this.core.subjects.context(contextId).store.get(contextId, uniqueId);
-    if (!subject || subject.attributes.disabled === 'true') return undefined;
-    const questions = valuesOf(subject.attributes[config.forgottenPassword.questionsAttribute]);
-    const answers = valuesOf(subject.attributes[config.forgottenPassword.answersAttribute]);
-    return questions.length && questions.length === answers.length ? { questions, answers } : undefined;
+    const { found } = await findLoginSubject(this.core.subjects, contextId, name);
+    if (found) {
+      const { subject } = found;
+      const questions = valuesOf(subject.attributes[config.forgottenPassword.questionsAttribute]);
+      const answers = valuesOf(subject.attributes[config.forgottenPassword.answersAttribute]);
+      if (questions.length && questions.length === answers.length) return { key: `${contextId}/${subject.uniqueId}`, usable: { subject, questions, answers } };
+    }
+    return { key: `${contextId}/${fold(name)}` };
   }
 
   private assertAnonymous(flow: FlowSession): void {
@@ -73,61 +108,82 @@ export class ForgottenPassword {
     }
   }
 
-  /** Phase 1: the questions; binds the session to the subject. */
-  async questions(flow: FlowSession, contextId: string, uniqueId: string): Promise<FlowOutcome<string[]>> {
-    this.assertAnonymous(flow);
-    const found = await this.usable(contextId, uniqueId);
-    const questions = found?.questions ?? this.decoys.for(contextId, uniqueId);
-    const state: FlowState = { contextId, uniqueId, answered: false };
-    const issued = flow.cookieValue ? await this.core.sessions.attachData(flow.cookieValue, flow.session, { ...flow.session.data, [STATE_KEY]: state }) : undefined;
-    return { result: questions, cookieValue: issued?.cookieValue };
+  /** The flow's new state in the session's cookie: a new cookie value the caller must set. */
+  private async keep(flow: FlowSession, state: FlowState | undefined): Promise<string | undefined> {
+    if (!flow.cookieValue) return undefined;
+    const { [STATE_KEY]: _old, ...rest } = flow.session.data ?? {};
+    const data = state ? { ...rest, [STATE_KEY]: state } : rest;
+    return (await this.core.sessions.attachData(flow.cookieValue, flow.session, data)).cookieValue;
   }
 
-  /** Phase 2: all answers must match, compared after normalising case and spaces. */
-  async answer(flow: FlowSession, contextId: string, uniqueId: string, given: string[]): Promise<FlowOutcome<void>> {
+  /**
+   * Phase 1: the questions; binds the session to the name. Binding a new name is a flow start, limited
+   * per address; asking again for the bound name (a page shown again) is not.
+   */
+  async questions(flow: FlowSession, contextId: string, name: string): Promise<FlowOutcome<string[]>> {
     this.assertAnonymous(flow);
-    const state = this.state(flow);
-    if (!state || state.contextId !== contextId || state.uniqueId !== uniqueId) {
-      throw new InvalidRequest('ask for the questions of this subject first, in this session');
-    }
-    const key = `${contextId}/${uniqueId.toLowerCase()}`;
-    this.wrongAnswers.assertAllowed(key, 'too many wrong answers; try again later');
-    const found = await this.usable(contextId, uniqueId);
-    const expected = found?.answers ?? [];
-    // Always one verification per given answer, whether or not the subject exists.
-    const verdicts = await Promise.all(
-      given.map((answer, i) => (expected[i] ? this.core.hasher.verify(expected[i], normaliseAnswer(answer)) : this.core.hasher.verifyDummy(normaliseAnswer(answer)))),
-    );
-    const ok = found !== undefined && given.length === expected.length && verdicts.every((v) => v.ok);
-    this.core.audit.record({ event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: key, session: flow.session.handle });
-    if (!ok) {
-      this.wrongAnswers.record(key);
-      throw new InvalidRequest('the answers do not match', { errors: [{ path: 'answers', message: 'do not match' }] });
-    }
-    await this.core.sessions.attachData(flow.cookieValue!, flow.session, { ...flow.session.data, [STATE_KEY]: { ...state, answered: true } });
-    return { result: undefined };
+    this.settings(contextId);
+    const bound = this.boundState(flow, contextId, name);
+    if (!bound) await takeSlot(this.starts, flow.peer, 'too many forgotten-password requests from this address; try again later');
+    const target = await this.target(contextId, name);
+    const questions = target.usable?.questions ?? this.decoys.for(contextId, fold(name));
+    const cookieValue = bound ? undefined : await this.keep(flow, { contextId, name: fold(name) });
+    return { result: questions, cookieValue };
   }
 
-  /** Phase 3: a new password, once, after the answers matched for this subject in this session. */
-  async reset(flow: FlowSession, contextId: string, uniqueId: string, password: string): Promise<void> {
+  /**
+   * Phase 2: all answers must match, compared after normalising case and spaces. The attempt takes its
+   * slot in the subject's counter before any answer is verified; a right answer gives it back.
+   */
+  async answer(flow: FlowSession, contextId: string, name: string, given: string[]): Promise<FlowOutcome<void>> {
     this.assertAnonymous(flow);
-    const state = this.state(flow);
-    if (!state?.answered || state.contextId !== contextId || state.uniqueId !== uniqueId) {
-      throw new InvalidRequest('answer the questions of this subject first, in this session');
+    const state = this.boundState(flow, contextId, name);
+    if (!state) throw new InvalidRequest('ask for the questions of this subject first, in this session');
+    const target = await this.target(contextId, name);
+    const slot = await takeSlot(this.wrongAnswers, target.key, 'too many wrong answers; try again later');
+    const expected = target.usable?.answers ?? [];
+    let ok = false;
+    try {
+      // Always one verification per given answer, whether or not the subject can use the flow.
+      const verdicts = await Promise.all(
+        given.map((answer, i) => (expected[i] ? this.core.hasher.verify(expected[i], normaliseAnswer(answer)) : this.core.hasher.verifyDummy(normaliseAnswer(answer)))),
+      );
+      ok = target.usable !== undefined && given.length === expected.length && verdicts.every((v) => v.ok);
+    } catch (error) {
+      // Nothing was verified (the hash pool is full): not a wrong answer.
+      await this.wrongAnswers.release(target.key, slot);
+      throw error;
     }
-    const subject = await this.core.subjects.read(contextId, uniqueId);
-    checkPasswordPolicy(password, { userId: uniqueId, attributes: subject.attributes });
+    this.core.audit.record({ event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: target.key, session: flow.session.handle });
+    if (!ok) throw new InvalidRequest('the answers do not match', { errors: [{ path: 'answers', message: 'do not match' }] });
+    await this.wrongAnswers.release(target.key, slot);
+    const reset = await this.markers.issue(target.key, this.core.config.global['session.idle']);
+    return { result: undefined, cookieValue: await this.keep(flow, { ...state, reset }) };
+  }
+
+  /**
+   * Phase 3: a new password, once, after the answers matched for this subject in this session. The
+   * subject's reset marker is consumed before the password is written, so a copied or replayed cookie
+   * cannot reset twice.
+   */
+  async reset(flow: FlowSession, contextId: string, name: string, password: string): Promise<FlowOutcome<void>> {
+    this.assertAnonymous(flow);
+    const state = this.boundState(flow, contextId, name);
+    const target = state?.reset ? await this.target(contextId, name) : undefined;
+    if (!state?.reset || !target?.usable) throw new InvalidRequest('answer the questions of this subject first, in this session');
+    const { subject } = target.usable;
+    checkPasswordPolicy(password, { userId: subject.uniqueId, attributes: subject.attributes });
+    if (!(await this.markers.consume(target.key, state.reset))) throw new InvalidRequest('answer the questions of this subject first, in this session');
     const hash = await this.core.hasher.hash(password);
-    const { [STATE_KEY]: _done, ...rest } = flow.session.data ?? {};
-    await this.core.sessions.attachData(flow.cookieValue!, flow.session, rest);
-    await this.core.subjects.setPasswordHash(contextId, uniqueId, hash);
-    await this.core.endSubjectSessions(contextId, uniqueId, 'password');
-    this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: `${contextId}/${uniqueId}`, session: flow.session.handle });
+    await this.core.subjects.setPasswordHash(contextId, subject.uniqueId, hash);
+    await this.core.endSubjectSessions(contextId, subject.uniqueId, 'password');
+    this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: target.key, session: flow.session.handle });
+    return { result: undefined, cookieValue: await this.keep(flow, undefined) };
   }
 }
 
 /**
- * The one flow of a core: the REST routes and the pages share it, so they share its wrong-answer
- * counter (two instances would each allow their own three tries).
+ * The one flow of a core: the REST routes and the pages share it, so they share its counters (two
+ * instances would each allow their own three tries).
  */
 export const forgottenPasswordOf = perCore((core) => new ForgottenPassword(core));

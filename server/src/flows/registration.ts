@@ -1,4 +1,5 @@
 import type { Core } from '../core';
+import { takeSlot } from './attempt-limiter';
 import type { Session } from '../sessions/session';
 import type { AttributeInput } from '../subjects/attributes';
 import type { StoredSubject } from '../subjects/subject';
@@ -16,11 +17,14 @@ export interface RegistrationInput {
  * service's CREATE as a registrant (only the context's registration attributes, defaults such as
  * `roles`, reserved ids and taken names refused, the password policy), then the audit line. The
  * same steps as the REST CREATE from an anonymous session (http/rest/subject-handlers.ts).
+ *
+ * Every attempt takes its slot before anything is checked and keeps it, failed ones too: otherwise
+ * clashing attempts (409) would probe which names are taken without limit, and concurrent attempts
+ * would all pass a check made before the first of them was recorded.
  */
 export async function register(core: Core, input: RegistrationInput): Promise<StoredSubject> {
-  core.registrations.assertAllowed(input.peer, 'too many registrations from this address; try again later');
+  await takeSlot(core.registrations, input.peer, 'too many registrations from this address; try again later');
   const created = await core.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
-  core.registrations.record(input.peer);
   core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${input.contextId}/${created.uniqueId}`, session: input.session.handle, peer: input.peer });
   return created;
 }

@@ -31,7 +31,7 @@ function assertVisitor(req: Request): void {
   if (type !== 'ANON' && type !== 'INTERNAL') throw new AccessDenied(403, false, 'you are logged in: log out first to reset a forgotten password');
 }
 
-/** The session to continue with: binding the flow may have turned a stateless session into a stored one. */
+/** The session to continue with: each step of the flow keeps its state in a new signed cookie value. */
 function adopt(core: Core, req: Request, res: Response, cookieValue: string | undefined): void {
   if (cookieValue === undefined || cookieValue === req.svc.cookieValue) return;
   setSessionCookie(core, req, res, cookieValue);
@@ -63,7 +63,7 @@ async function postForgot(core: Core, req: Request, res: Response): Promise<void
   assertVisitor(req);
   const flow = forgottenPasswordOf(core);
   const step: ForgotStep = { action: `${core.config.server.contextRoot}/anon/forgot`, contextId: context.id };
-  const current = (): FlowSession => ({ session: req.svc.session, cookieValue: req.svc.cookieValue });
+  const current = (): FlowSession => ({ session: req.svc.session, cookieValue: req.svc.cookieValue, peer: req.svc.peer });
   const id = params.id ?? '';
   try {
     assertSubjectId(id, 'id');
@@ -77,7 +77,7 @@ async function postForgot(core: Core, req: Request, res: Response): Promise<void
       return showQuestions(core, req, res, step, current(), id);
     case 'answers':
       try {
-        await flow.answer(current(), context.id, id, answersOf(params));
+        adopt(core, req, res, (await flow.answer(current(), context.id, id, answersOf(params))).cookieValue);
       } catch (error) {
         const problem = formProblem(error);
         if (!problem) throw error;
@@ -86,7 +86,7 @@ async function postForgot(core: Core, req: Request, res: Response): Promise<void
       return show(res, undefined, forgotPasswordForm(step, id));
     case 'password':
       try {
-        await flow.reset(current(), context.id, id, params.password ?? '');
+        adopt(core, req, res, (await flow.reset(current(), context.id, id, params.password ?? '')).cookieValue);
       } catch (error) {
         const problem = formProblem(error);
         if (!problem) throw error;

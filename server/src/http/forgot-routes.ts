@@ -1,8 +1,8 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { MalformedBody } from '../../../common/src/errors';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
-import { forgottenPasswordOf } from '../flows/forgotten-password';
+import { forgottenPasswordOf, type FlowSession } from '../flows/forgotten-password';
 import { assertSubjectId } from '../subjects/subject-id';
 import { documentBody, rawBody } from './body';
 import { setSessionCookie } from './cookies';
@@ -21,6 +21,14 @@ function forgotBody(req: Request): { answers: string[] } | { password: string } 
   throw new MalformedBody('send {"answers": ["…", …]} or {"password": "…"}');
 }
 
+/** The visitor's flow, as the authentication filter left it. */
+const flowOf = (req: Request): FlowSession => ({ session: req.svc.session, cookieValue: req.svc.cookieValue, peer: req.svc.peer });
+
+/** Sets the cookie that carries the flow's new state, when it changed. */
+function adopt(core: Core, req: Request, res: Response, cookieValue: string | undefined): void {
+  if (cookieValue !== undefined && cookieValue !== req.svc.cookieValue) setSessionCookie(core, req, res, cookieValue);
+}
+
 /**
  * The forgotten-password flow's HTTP face (SPEC section 7), a not-enforced URI on both mounts:
  * GET the questions, PUT the answers, then PUT the new password.
@@ -32,8 +40,8 @@ export function forgotRoutes(core: Core): Router {
     const { contextId, subjectId } = req.params as Record<string, string>;
     assertSubjectId(subjectId, 'subjectId');
     responseFormat(req);
-    const outcome = await flow.questions({ session: req.svc.session, cookieValue: req.svc.cookieValue }, contextId, subjectId);
-    if (outcome.cookieValue && outcome.cookieValue !== req.svc.cookieValue) setSessionCookie(core, req, res, outcome.cookieValue);
+    const outcome = await flow.questions(flowOf(req), contextId, subjectId);
+    adopt(core, req, res, outcome.cookieValue);
     res.setHeader('Cache-Control', 'no-store');
     sendDocument(req, res, 200, { questions: outcome.result } as WireDocument, { xmlRoot: 'forgot' });
   });
@@ -42,12 +50,12 @@ export function forgotRoutes(core: Core): Router {
     assertSubjectId(subjectId, 'subjectId');
     responseFormat(req);
     const body = forgotBody(req);
-    const current = { session: req.svc.session, cookieValue: req.svc.cookieValue };
+    res.setHeader('Cache-Control', 'no-store');
     if ('answers' in body) {
-      await flow.answer(current, contextId, subjectId, body.answers);
+      adopt(core, req, res, (await flow.answer(flowOf(req), contextId, subjectId, body.answers)).cookieValue);
       sendDocument(req, res, 200, { answered: true } as WireDocument, { xmlRoot: 'forgot' });
     } else {
-      await flow.reset(current, contextId, subjectId, body.password);
+      adopt(core, req, res, (await flow.reset(flowOf(req), contextId, subjectId, body.password)).cookieValue);
       res.status(204).end();
     }
   });

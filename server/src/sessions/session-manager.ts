@@ -4,13 +4,16 @@
  *
  * Two kinds of cookie value:
  * - stored: 256 random bits, base64url (43 characters). The store key is the hex SHA-256 of the value,
- *   so a store dump holds no usable cookie. USER and SYSTEM sessions, and any session with a principal
- *   or with flow data, are stored (they must be revocable, or hold state).
+ *   so a store dump holds no usable cookie. USER and SYSTEM sessions, and any session with a principal,
+ *   are stored (they must be revocable).
  * - stateless: `s1.<base64url(JSON payload)>.<base64url(HMAC-SHA256(signingKey, "s1." + payload))>`,
- *   for ANON and INTERNAL sessions without principal or data. Nothing is kept on the server, so a flood
- *   of cookie-less requests cannot grow memory or evict anyone (SPEC section 4 "Memory"). They expire
- *   `idleSeconds` after issue (`resolve` says `needsRefresh` past half of it, and `refresh` gives a
- *   fresh value) and `absoluteSeconds` after the first issue. They cannot be revoked before then.
+ *   for ANON and INTERNAL sessions without principal, with their flow data (at most MAX_DATA_LENGTH
+ *   characters of JSON) in the signed payload. Nothing is kept on the server, so a flood of cookie-less
+ *   requests, or of flow starts, cannot grow memory or evict anyone (SPEC section 4 "Memory"). They
+ *   expire `idleSeconds` after issue (`resolve` says `needsRefresh` past half of it, and `refresh` gives
+ *   a fresh value) and `absoluteSeconds` after the first issue. They cannot be revoked before then, and
+ *   an older value stays valid beside a newer one: what must happen once (a password reset) is guarded
+ *   on the server (flows/reset-markers.ts), not by the cookie.
  *
  * Nothing the server did not issue is ever adopted: an unknown, expired, ended, forged or malformed
  * value resolves to `{ presentedInvalid: true }`.
@@ -77,6 +80,8 @@ const TOKEN_PREFIX = 's1.';
 const MAX_COOKIE_LENGTH = 4096;
 /** How far in the future a stateless `iat` may lie (clock skew between instances sharing a key). */
 const MAX_SKEW_MS = 60_000;
+/** Flow data of a stateless session, as JSON: small, so that the cookie stays far below 4 KiB. */
+export const MAX_DATA_LENGTH = 1024;
 
 /** The public handle of a session: base64url of the first 16 bytes of SHA-256 of the cookie value. */
 export function handleOf(cookieValue: string): string {
@@ -112,6 +117,8 @@ interface TokenPayload {
   l?: 1 | 2;
   /** message */
   m?: string;
+  /** flow data */
+  d?: Record<string, unknown>;
 }
 
 export class SessionManager {
@@ -143,8 +150,8 @@ export class SessionManager {
   }
 
   /**
-   * A new session and its cookie value. ANON and INTERNAL sessions without principal and data are
-   * stateless; every other one is stored (ServiceUnavailable when the store is full).
+   * A new session and its cookie value. ANON and INTERNAL sessions without principal are stateless
+   * (their data in the cookie); every other one is stored (ServiceUnavailable when the store is full).
    */
   async create(input: CreateSessionInput): Promise<IssuedSession> {
     validateInput(input);
@@ -204,27 +211,15 @@ export class SessionManager {
   }
 
   /**
-   * Gives a session flow data. A stored session keeps its cookie value; a stateless one becomes a stored
-   * session (same type, client, creation time) with a new cookie value, which the caller must set.
-   * Throws SessionExpired when the stored session has ended meanwhile, ServiceUnavailable when the store
-   * is full.
+   * Gives a session flow data. A stored session keeps its cookie value; a stateless one gets a new
+   * signed value carrying the data (same type, client, creation time), which the caller must set, and
+   * still nothing on the server. Throws SessionExpired when the stored session has ended meanwhile.
    */
   async attachData(cookieValue: string, session: Session, data: Record<string, unknown>): Promise<IssuedSession> {
     if (typeof data !== 'object' || data === null) throw new TypeError('attachData: data must be an object');
     if (typeof cookieValue !== 'string' || handleOf(cookieValue) !== session.handle) throw new TypeError('attachData: the cookie value is not the session\'s');
     const now = this.#now();
-    if (session.stateless) {
-      const input: CreateSessionInput = {
-        type: session.type,
-        clientId: session.clientId,
-        principal: session.principal,
-        level: session.level,
-        authenticator: session.authenticator,
-        message: session.message,
-        data,
-      };
-      return this.#storeNew(input, session.created, now);
-    }
+    if (session.stateless) return this.#issueToken({ ...session, data }, session.created, now);
     const key = storeKeyOf(cookieValue);
     const record = await this.#store.get(key);
     if (!record || this.#expired(record, now)) throw new SessionExpired('The session has ended');
@@ -272,7 +267,7 @@ export class SessionManager {
     return { cookieValue, session: { ...record, stateless: false } };
   }
 
-  #issueToken(input: Pick<CreateSessionInput, 'type' | 'clientId' | 'authenticator' | 'level' | 'message'>, created: number, now: number): IssuedSession {
+  #issueToken(input: Pick<CreateSessionInput, 'type' | 'clientId' | 'authenticator' | 'level' | 'message' | 'data'>, created: number, now: number): IssuedSession {
     const payload: TokenPayload = {
       t: input.type as TokenPayload['t'],
       c: input.clientId,
@@ -283,6 +278,10 @@ export class SessionManager {
     if (created !== now) payload.cr = created;
     if (input.level !== 0) payload.l = input.level;
     if (input.message !== undefined) payload.m = input.message;
+    if (input.data !== undefined && Object.keys(input.data).length) {
+      if (JSON.stringify(input.data).length > MAX_DATA_LENGTH) throw new TypeError(`the data of a stateless session must stay within ${MAX_DATA_LENGTH} characters of JSON`);
+      payload.d = input.data;
+    }
     const body = TOKEN_PREFIX + Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     const cookieValue = `${body}.${this.#mac(body).toString('base64url')}`;
     return { cookieValue, session: this.#tokenSession(cookieValue, payload, now) };
@@ -318,6 +317,7 @@ export class SessionManager {
       stateless: true,
     };
     if (payload.m !== undefined) session.message = payload.m;
+    if (payload.d !== undefined) session.data = payload.d;
     return session;
   }
 
@@ -341,7 +341,7 @@ function invalid(): ResolveResult {
 }
 
 function isStateless(input: CreateSessionInput): boolean {
-  return (input.type === 'ANON' || input.type === 'INTERNAL') && input.principal === null && input.data === undefined;
+  return (input.type === 'ANON' || input.type === 'INTERNAL') && input.principal === null;
 }
 
 function secondsToMs(value: number, what: string): number {
@@ -379,5 +379,6 @@ function parsePayload(encoded: string): TokenPayload | undefined {
   if (p.cr !== undefined && (typeof p.cr !== 'number' || !Number.isFinite(p.cr))) return undefined;
   if (p.l !== undefined && p.l !== 1 && p.l !== 2) return undefined;
   if (p.m !== undefined && typeof p.m !== 'string') return undefined;
+  if (p.d !== undefined && (typeof p.d !== 'object' || p.d === null || Array.isArray(p.d))) return undefined;
   return p as unknown as TokenPayload;
 }

@@ -22,7 +22,7 @@ export interface Session {
   /** Epoch milliseconds. */
   created: number;
   lastAccess: number;
-  /** Flow state (forgotten password); only stored sessions carry it. */
+  /** Flow state (forgotten password): in the signed cookie of a stateless session, in the store otherwise. */
   data?: Record<string, unknown>;
   /** True while the session lives only in its signed cookie (ANON and INTERNAL, SPEC section 4 "Memory"). */
   stateless: boolean;

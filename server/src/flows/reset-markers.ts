@@ -1,0 +1,16 @@
+/**
+ * The single-use marker of a password reset (SPEC sections 4 "Memory" and 7): when a visitor's answers
+ * match, the server keeps one marker for that subject (a later match replaces it) and the visitor's
+ * signed cookie carries its value; the new password is accepted only while the marker lives, and
+ * consuming it is atomic, so a replayed or copied cookie cannot reset twice. Bounded per subject,
+ * never per request.
+ *
+ * Variants: memory-reset-markers.ts (one process). A shared variant (Redis: SET with an expiry, and a
+ * compare-and-delete script) goes beside it, one file, same interface.
+ */
+export interface ResetMarkers {
+  /** A new marker for `subject`, replacing any earlier one, alive `ttlSeconds`; resolves its value. */
+  issue(subject: string, ttlSeconds: number): Promise<string>;
+  /** True exactly once for the subject's live marker `value`, which it removes; false otherwise. */
+  consume(subject: string, value: string): Promise<boolean>;
+}
