@@ -38,14 +38,33 @@ describe('registration by an anonymous visitor', () => {
     expect(await server.core.subjects.context(context).store.get(context, (subject as { uniqueId: string }).uniqueId)).toBeUndefined();
   });
 
-  test('a taken name is 409, and registrations are throttled per address', async () => {
+  test('a taken name is 409, and registration attempts, failed ones too, are throttled per address', async () => {
     expect((await register('customers', carol())).status).toBe(201);
     expect((await register('customers', { ...carol(), uniqueId: 'carol2' })).status).toBe(409);
     expect((await register('customers', { ...carol({ mail: 'c3@example.org' }), uniqueId: 'c3' })).status).toBe(201);
-    expect((await register('customers', { ...carol({ mail: 'c4@example.org' }), uniqueId: 'c4' })).status).toBe(201);
     const throttled = await register('customers', { ...carol({ mail: 'c5@example.org' }), uniqueId: 'c5' });
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  test('clashing registrations count: past the limit they are 429 and no longer say what clashed', async () => {
+    expect((await register('customers', carol())).status).toBe(201);
+    const answers = [];
+    for (let i = 0; i < 15; i++) answers.push(await register('customers', { ...carol(), uniqueId: `carol${i}` }));
+    expect(answers.map((a) => a.status)).toEqual([409, 409, ...Array(13).fill(429)]);
+    expect((await bodyOf(answers[14])).detail).not.toMatch(/mail/);
+    await expect(server.core.registrations.attempts('127.0.0.1')).resolves.toBe(16);
+  });
+
+  test('concurrent registrations cannot pass the throttle: each takes its slot before anything is checked', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => register('customers', { ...carol({ mail: `r${i}@example.org` }), uniqueId: `r${i}` })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(17);
+    expect((await server.core.subjects.search('customers', { offset: 0, quantity: 100 })).total).toBe(3);
+    await expect(server.core.registrations.attempts('127.0.0.1')).resolves.toBe(20);
   });
 });
 

@@ -18,7 +18,7 @@ const carol = (overrides: Record<string, string> = {}) => ({
 const stored = (id: string) => server.core.subjects.context('customers').store.get('customers', id);
 
 beforeEach(async () => {
-  server = await startTestServer({ configure: (doc) => Object.assign(doc, { global: { 'registration.perAddress': 3 } }) });
+  server = await startTestServer({ configure: (doc) => Object.assign(doc, { global: { 'registration.perAddress': 4 } }) });
 });
 afterEach(() => server.stop());
 
@@ -85,9 +85,12 @@ test('the registration attribute rules, reserved ids and taken names are the dom
   expect(await stored('carol2')).toBeUndefined();
 });
 
-test('registrations are throttled per address, as over REST', async () => {
+test('registration attempts are throttled per address, failed ones too, as over REST', async () => {
   const visitor = new Visitor(server);
-  for (const id of ['c1', 'c2', 'c3']) expect((await visitor.post('/anon/register', carol({ uniqueId: id, 'a.mail': `${id}@example.org` }))).status).toBe(201);
+  expect((await visitor.post('/anon/register', carol({ uniqueId: 'c1', 'a.mail': 'c1@example.org' }))).status).toBe(201);
+  expect((await visitor.post('/anon/register', carol({ uniqueId: 'c1', 'a.mail': 'c1@example.org' }))).status).toBe(409);
+  expect((await visitor.post('/anon/register', carol({ uniqueId: 'c2', 'a.password': 'password123' }))).status).toBe(400);
+  expect((await visitor.post('/anon/register', carol({ uniqueId: 'c3', 'a.mail': 'c3@example.org' }))).status).toBe(201);
   const throttled = await visitor.post('/anon/register', carol({ uniqueId: 'c4', 'a.mail': 'c4@example.org' }));
   expect(throttled.status).toBe(429);
   expect(throttled.headers.get('retry-after')).toMatch(/^\d+$/);

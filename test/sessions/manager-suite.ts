@@ -96,14 +96,19 @@ export function managerBehaviour(harness: StoreHarness): void {
       expect(sessionView(resolved.session!)).toMatchObject({ uniqueId: session.handle, type, principal: input.principal });
     });
 
-    it('an ANON session with data, or any session with a principal, is stored', async () => {
+    it('an ANON session with data keeps it in its signed cookie; a session with a principal is stored', async () => {
       const withData = await sessions.create({ ...anon, data: { flow: 'register' } });
-      expect(withData.session.stateless).toBe(false);
+      expect(withData.session).toMatchObject({ stateless: true, data: { flow: 'register' } });
       const internalWithPrincipal = await sessions.create({ ...internal, principal: JDOE });
       expect(internalWithPrincipal.session.stateless).toBe(false);
-      await expect(store.size()).resolves.toBe(2);
-      await expect(sessions.resolve(withData.cookieValue)).resolves.toMatchObject({ session: { data: { flow: 'register' } } });
+      await expect(store.size()).resolves.toBe(1);
+      await expect(sessions.resolve(withData.cookieValue)).resolves.toMatchObject({ session: { stateless: true, data: { flow: 'register' } } });
       await expect(sessions.endForPrincipal('people', 'jdoe')).resolves.toBe(1);
+    });
+
+    it('refuses stateless data too large for a cookie', async () => {
+      await expect(sessions.create({ ...anon, data: { big: 'x'.repeat(2000) } })).rejects.toThrow(TypeError);
+      await expect(store.size()).resolves.toBe(0);
     });
 
     it('nothing presented is not an invalid presentation', async () => {
@@ -329,34 +334,50 @@ export function managerBehaviour(harness: StoreHarness): void {
   describe('bounds', () => {
     it('a full store refuses new stored sessions with 503 and keeps every existing one', async () => {
       setUp({ maxSessions: 3 });
-      const existing = [await sessions.create(user), await sessions.create(system), await sessions.create({ ...anon, data: { x: 1 } })];
+      const existing = [await sessions.create(user), await sessions.create(system), await sessions.create({ ...internal, principal: JDOE })];
       await expect(sessions.create(user)).rejects.toBeInstanceOf(ServiceUnavailable);
       await expect(sessions.create(system)).rejects.toBeInstanceOf(ServiceUnavailable);
       for (const s of existing) await expect(sessions.resolve(s.cookieValue)).resolves.toMatchObject({ presentedInvalid: false });
       await expect(store.size()).resolves.toBe(3);
-      // Anonymous visitors are still served (stateless), without growing anything.
+      // Anonymous visitors are still served (stateless), flow state included, without growing anything.
       const visitor = await sessions.create(anon);
       await expect(sessions.resolve(visitor.cookieValue)).resolves.toMatchObject({ presentedInvalid: false });
-      await expect(sessions.attachData(visitor.cookieValue, visitor.session, { flow: 'forgot' })).rejects.toBeInstanceOf(ServiceUnavailable);
+      const inFlow = await sessions.attachData(visitor.cookieValue, visitor.session, { flow: 'forgot' });
+      await expect(sessions.resolve(inFlow.cookieValue)).resolves.toMatchObject({ session: { data: { flow: 'forgot' } } });
       await expect(store.size()).resolves.toBe(3);
     });
   });
 
   describe('attachData', () => {
-    it('turns a stateless session into a stored one with a new cookie value', async () => {
+    it('gives a stateless session a new signed value that carries the data, and stores nothing', async () => {
       const first = await sessions.create(internal);
       clock.advance(5_000);
       const { cookieValue, session } = await sessions.attachData(first.cookieValue, first.session, { flow: 'forgot', subject: 'jdoe' });
       expect(cookieValue).not.toBe(first.cookieValue);
-      expect(cookieValue).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(session).toMatchObject({ type: 'INTERNAL', stateless: false, created: first.session.created, data: { flow: 'forgot', subject: 'jdoe' } });
-      await expect(store.size()).resolves.toBe(1);
+      expect(cookieValue).toMatch(/^s1\./);
+      expect(session).toMatchObject({ type: 'INTERNAL', stateless: true, created: first.session.created, data: { flow: 'forgot', subject: 'jdoe' } });
+      await expect(store.size()).resolves.toBe(0);
       const resolved = await sessions.resolve(cookieValue);
       expect(resolved.session).toMatchObject({ type: 'INTERNAL', data: { flow: 'forgot', subject: 'jdoe' } });
+      // The earlier value stays what it was: the data is in the value, not on the server.
+      expect((await sessions.resolve(first.cookieValue)).session?.data).toBeUndefined();
+      // Refreshing keeps the data; empty data leaves none behind.
+      clock.advance((IDLE / 2) * 1000 + 60_000);
+      const refreshed = await sessions.refresh(cookieValue, (await sessions.resolve(cookieValue)).session!);
+      expect((await sessions.resolve(refreshed.cookieValue)).session?.data).toEqual({ flow: 'forgot', subject: 'jdoe' });
+      const cleared = await sessions.attachData(refreshed.cookieValue, refreshed.session, {});
+      expect((await sessions.resolve(cleared.cookieValue)).session?.data).toBeUndefined();
+    });
+
+    it('a signed value whose data was altered is refused', async () => {
+      const { cookieValue } = await sessions.create({ ...anon, data: { flow: 'forgot', name: 'bob' } });
+      const [prefix, payload, mac] = cookieValue.split('.');
+      const altered = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), d: { flow: 'forgot', name: 'alice' } })).toString('base64url');
+      await expect(sessions.resolve(`${prefix}.${altered}.${mac}`)).resolves.toEqual({ presentedInvalid: true, needsRefresh: false });
     });
 
     it('updates the data of a stored session in place', async () => {
-      const first = await sessions.create({ ...anon, data: { step: 1 } });
+      const first = await sessions.create(user);
       const second = await sessions.attachData(first.cookieValue, first.session, { step: 2 });
       expect(second.cookieValue).toBe(first.cookieValue);
       await expect(sessions.resolve(first.cookieValue)).resolves.toMatchObject({ session: { data: { step: 2 } } });

@@ -111,7 +111,7 @@ interface TokenPayload {
   iat: number;
   /** random, so that two values differ */
   n: string;
-  /** created (first issue), epoch ms, when it differs from iat */
+  /** created (first issue), epoch ms, when it differs from iat or the value carries data */
   cr?: number;
   /** level, when not 0 */
   l?: 1 | 2;
@@ -275,7 +275,9 @@ export class SessionManager {
       iat: now,
       n: randomBytes(12).toString('base64url'),
     };
-    if (created !== now) payload.cr = created;
+    // A value with flow data always names its creation, so that its length never depends on how many
+    // milliseconds a flow step took (which could tell a real subject's lookup from a missing one's).
+    if (created !== now || input.data !== undefined) payload.cr = created;
     if (input.level !== 0) payload.l = input.level;
     if (input.message !== undefined) payload.m = input.message;
     if (input.data !== undefined && Object.keys(input.data).length) {
