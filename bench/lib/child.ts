@@ -20,6 +20,8 @@ export interface SpawnOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for the ready line. */
   timeoutMs?: number;
+  /** Where the compiled scripts are (default BENCH_DIST; a test running from sources passes dist/bench). */
+  dir?: string;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface SpawnOptions {
  */
 export async function spawnChild<T>(script: string, args: string[] = [], options: SpawnOptions = {}): Promise<RunningChild<T>> {
   const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, ...(options.nodeArgs ?? []), join(BENCH_DIST, `${script}.js`), ...args], {
+  const child = spawn(process.execPath, [...profile, ...(options.nodeArgs ?? []), join(options.dir ?? BENCH_DIST, `${script}.js`), ...args], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...options.env },
   });

@@ -26,6 +26,14 @@ export interface CoreReady {
   seedSeconds: number;
 }
 
+/** What servers/core.ts prints on SIGUSR2 (run with --expose-gc): bytes, after full garbage collections. */
+export interface MemoryReport {
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+}
+
 /** The seeded subjects' ids: user000000, user000001, … (zero-padded, so prefixes select fixed counts). */
 export const seededId = (i: number): string => `user${String(i).padStart(6, '0')}`;
 

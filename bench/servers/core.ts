@@ -9,6 +9,9 @@
  * through SqliteSubjectStore.bulkCreate with one precomputed password hash. Gets a USER session for
  * bob and alice by POST {base}/login (clientid svc-web) when that route answers, else by
  * core.sessions.create inside this process, and prints one JSON line (`CoreReady`) on stdout.
+ *
+ * Run with --expose-gc, it answers each SIGUSR2 with one more line, `MemoryReport`: the process's
+ * memory after full garbage collections (the flood test compares it before and after a flood).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +28,7 @@ import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';
 import type { Attributes } from '../../server/src/subjects/subject';
 import type { SubjectWrite } from '../../server/src/subjects/store';
 import { onStop, report } from '../lib/child';
-import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady } from './core-shared';
+import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady, type MemoryReport } from './core-shared';
 
 const GIVEN = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gia', 'Hugo', 'Ines', 'Jon'];
 const FAMILY = ['Berg', 'Dahl', 'Eriksen', 'Holm', 'Lund', 'Moe', 'Nilsen', 'Strand', 'Vik', 'Aas'];
@@ -111,6 +114,19 @@ async function main(): Promise<void> {
     seedSeconds,
   };
   report(ready);
+  reportMemoryOnSignal();
+}
+
+/** With --expose-gc: on SIGUSR2, collect garbage fully and print the process's memory (`MemoryReport`). */
+function reportMemoryOnSignal(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return;
+  process.on('SIGUSR2', () => {
+    for (let i = 0; i < 3; i++) gc();
+    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
+    const memory: MemoryReport = { rss, heapUsed, heapTotal, external };
+    report(memory);
+  });
 }
 
 if (require.main === module) {
