@@ -18,6 +18,9 @@ commands:
   hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
   gen-secret           print a new client or portal secret (32 random bytes, base64url)
   config-schema        print the JSON Schema of the configuration file
+  migrate              apply the PostgreSQL subject store's schema migrations: --config FILE
+  export               a context's subjects as JSON lines on stdout: [--config FILE] --context C
+  import               JSON lines into a context, all or nothing: [--config FILE] --context C [--replace] [FILE]
   cli                  the command-line client: login, whoami, get, search, create, update, delete, can, logout`;
 
 /** Stops cleanly on SIGTERM/SIGINT; SIGHUP reloads the configuration file when there is one. */
@@ -112,6 +115,18 @@ async function main(): Promise<void> {
       // Loaded on demand: the server commands need neither undici nor the CLI.
       const { runCli } = await import('../client/src/cli/main');
       process.exitCode = await runCli(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env });
+      return;
+    }
+    case 'migrate':
+    case 'export':
+    case 'import': {
+      // Loaded on demand, like the CLI: the server commands do not need them.
+      const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+      if (command === 'migrate') process.exitCode = await (await import('../server/src/subjects/migrate-command')).runMigrate(rest, io);
+      else {
+        const { runExport, runImport } = await import('../server/src/subjects/transfer-command');
+        process.exitCode = await (command === 'export' ? runExport : runImport)(rest, io);
+      }
       return;
     }
     case 'config-schema':

@@ -3,20 +3,25 @@
  * credentials, on 127.0.0.1 port 0, in a temporary data directory, with the production password
  * parameters and request logging at `info` to a file (as a deployment would log).
  *
- *   node dist/bench/servers/core.js [--subjects N] [--log info|silent]
+ *   node dist/bench/servers/core.js [--subjects N] [--store sqlite|postgres] [--log info|silent]
+ *
+ * `--store postgres` puts both contexts in PostgreSQL (SVC_BENCH_PG_URL, default the local `test`
+ * database), in a schema of its own that is dropped when the process stops.
  *
  * Seeds alice (admin) and bob (user) like the demo, then N more subjects `user000000`… straight
- * through SqliteSubjectStore.bulkCreate with one precomputed password hash. Gets a USER session for
+ * through the store's importSubjects with one precomputed password hash. Gets a USER session for
  * bob and alice by POST {base}/login (clientid svc-web) when that route answers, else by
  * core.sessions.create inside this process, and prints one JSON line (`CoreReady`) on stdout.
  *
  * Run with --expose-gc, it answers each SIGUSR2 with one more line, `MemoryReport`: the process's
  * memory after full garbage collections (the flood test compares it before and after a flood).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Client } from 'pg';
 import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
@@ -24,37 +29,54 @@ import { seedDemo } from '../../server/src/demo/demo';
 import { createLogger } from '../../common/src/log';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { startServer, type RunningServer } from '../../server/src/server';
-import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';
 import type { Attributes } from '../../server/src/subjects/subject';
-import type { SubjectWrite } from '../../server/src/subjects/store';
+import type { ImportedSubject, SubjectWrite } from '../../server/src/subjects/store';
 import { onStop, report } from '../lib/child';
 import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady, type MemoryReport } from './core-shared';
 
 const GIVEN = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gia', 'Hugo', 'Ines', 'Jon'];
 const FAMILY = ['Berg', 'Dahl', 'Eriksen', 'Holm', 'Lund', 'Moe', 'Nilsen', 'Strand', 'Vik', 'Aas'];
 
-function seedSubjects(running: RunningServer, count: number, passwordHash: string): void {
+async function seedSubjects(running: RunningServer, count: number, passwordHash: string): Promise<void> {
   const { config, store } = running.core.subjects.context('employees');
-  if (!(store instanceof SqliteSubjectStore)) throw new Error('the employees context is not on the SQLite store');
   // The service's own mapping from attributes to keys and search values, so the rows are exactly what CREATE writes.
-  const toWrite = (id: string, attributes: Attributes): SubjectWrite => running.core.subjects['toWrite'](config, id, attributes);
+  const toWrite = (id: string, attributes: Attributes): SubjectWrite => running.core.subjects.toWrite(config, id, attributes);
+  const at = new Date().toISOString();
   const batch = 10_000;
   for (let start = 0; start < count; start += batch) {
-    const writes: SubjectWrite[] = [];
+    const subjects: ImportedSubject[] = [];
     for (let i = start; i < Math.min(count, start + batch); i++) {
       const id = seededId(i);
-      writes.push(
-        toWrite(id, {
-          mail: `${id}@example.com`,
-          givenName: GIVEN[i % GIVEN.length],
-          familyName: FAMILY[Math.floor(i / GIVEN.length) % FAMILY.length],
-          roles: ['user'],
-          password: passwordHash,
-        }),
-      );
+      const write = toWrite(id, {
+        mail: `${id}@example.com`,
+        givenName: GIVEN[i % GIVEN.length],
+        familyName: FAMILY[Math.floor(i / GIVEN.length) % FAMILY.length],
+        roles: ['user'],
+        password: passwordHash,
+      });
+      subjects.push({ write, created: at, modified: at });
     }
-    store.bulkCreate('employees', writes);
+    await store.importSubjects('employees', subjects, { replace: false });
   }
+}
+
+/** A schema of its own in the bench's PostgreSQL, and the store settings that select it. */
+async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `svc_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  return {
+    url: `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
+    async drop() {
+      const client = new Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    },
+  };
 }
 
 async function userSession(running: RunningServer, user: 'alice' | 'bob'): Promise<{ cookie: string; via: CoreReady['sessionVia'] }> {
@@ -85,22 +107,32 @@ async function userSession(running: RunningServer, user: 'alice' | 'bob'): Promi
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { subjects: { type: 'string', default: '0' }, log: { type: 'string', default: 'info' } } });
+  const { values } = parseArgs({
+    options: { subjects: { type: 'string', default: '0' }, store: { type: 'string', default: 'sqlite' }, log: { type: 'string', default: 'info' } },
+  });
   const count = Number(values.subjects);
+  if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error(`--store sqlite or postgres, not ${values.store}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const setupHasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await setupHasher.hash(BENCH_CREDENTIALS.users.svcadmin);
-  const config = buildConfig(demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 }), {});
+  const document = demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 });
+  const postgres = values.store === 'postgres' ? await postgresSchema() : undefined;
+  if (postgres) {
+    for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
+    document.stores = { postgres: { url: postgres.url } };
+  }
+  const config = buildConfig(document, {});
   const logger =
     values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: pino.destination({ dest: join(dataDir, 'svc.log'), sync: false }) });
   const running = await startServer(config, { logger });
   onStop(async () => {
     await running.close();
+    await postgres?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
   await seedDemo(running.core, BENCH_CREDENTIALS);
   const seedStarted = process.hrtime.bigint();
-  if (count > 0) seedSubjects(running, count, await setupHasher.hash('Seeded-pass-1234'));
+  if (count > 0) await seedSubjects(running, count, await setupHasher.hash('Seeded-pass-1234'));
   const seedSeconds = Number(process.hrtime.bigint() - seedStarted) / 1e9;
   const bob = await userSession(running, 'bob');
   const alice = await userSession(running, 'alice');

@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { Audit } from './audit';
 import type { AttemptLimiter } from './flows/attempt-limiter';
 import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
@@ -17,9 +15,8 @@ import { SessionManager } from './sessions/session-manager';
 import type { Session } from './sessions/session';
 import type { SessionStore } from './sessions/session-store';
 import type { NonceStore } from '../../common/src/nonce-store';
-import { MemorySubjectStore } from './subjects/memory-store';
-import { SqliteSubjectStore } from './subjects/sqlite-store';
 import type { SubjectStore } from './subjects/store';
+import { createSubjectStore } from './subjects/stores';
 import { fold, valuesOf } from './subjects/subject';
 import { SubjectService } from './subjects/subject-service';
 
@@ -134,15 +131,15 @@ export class Core {
   private storeFor(config: SvcConfig, context: ContextConfig): SubjectStore {
     let store = this.stores.get(context.store);
     if (!store) {
-      if (context.store === 'memory') store = new MemorySubjectStore();
-      else {
-        const dir = resolve(config.server.dataDir);
-        mkdirSync(dir, { recursive: true, mode: 0o700 });
-        store = new SqliteSubjectStore(join(dir, 'svc.db'));
-      }
+      store = createSubjectStore(context.store, config, { log: this.log });
       this.stores.set(context.store, store);
     }
     return store;
+  }
+
+  /** Prepares every store before the core serves (PostgreSQL checks or migrates its schema); throws what stops the start. */
+  async open(): Promise<void> {
+    await Promise.all([...this.stores.values()].map((store) => store.open?.()));
   }
 
   /**
@@ -172,14 +169,15 @@ export class Core {
     return roles;
   }
 
-  /** Every subject store and the session store answer (`/ready`). */
-  async ready(): Promise<boolean> {
+  /** Whether the session store and every subject store answer (`/ready`), each named: `{"sessions":"up","postgres":"down"}`. */
+  async ready(): Promise<{ ready: boolean; checks: Record<string, 'up' | 'down'> }> {
     const sessions = this.sessionStore.ping().then(
       () => true,
       () => false,
     );
-    const answers = await Promise.all([sessions, ...[...this.stores.values()].map((s) => s.ping().catch(() => false))]);
-    return answers.every(Boolean);
+    const stores = [...this.stores.entries()].map(([kind, store]) => store.ping().catch(() => false).then((up) => [kind, up] as const));
+    const answers = [['sessions', await sessions] as const, ...(await Promise.all(stores))];
+    return { ready: answers.every(([, up]) => up), checks: Object.fromEntries(answers.map(([name, up]) => [name, up ? 'up' : 'down'])) };
   }
 
   async close(): Promise<void> {

@@ -29,6 +29,12 @@ export interface ServerOptions extends CoreOptions {
 /** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
 export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
+  try {
+    await core.open();
+  } catch (error) {
+    await core.close();
+    throw error;
+  }
   await core.hasher.ready();
   const { options: httpOptions, listener } = createCoreHttp(core);
   const tls = config.server.tls;

@@ -1,12 +1,15 @@
 import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 
+/** What `/ready` reports: ready or not, and optionally each thing checked (`{"postgres":"down"}`). */
+export type Readiness = boolean | { ready: boolean; checks: Record<string, 'up' | 'down'> };
+
 /**
  * `/health` (liveness), `/ready` (what the process needs answers), `/metrics` (Prometheus) at each
  * process's own root: no session, no assertion, no context root. One middleware with a switch rather
  * than a router, since every request of the process passes here.
  */
-export function opsRouter(options: { ready: () => Promise<boolean> | boolean; registry: Registry }): RequestHandler {
+export function opsRouter(options: { ready: () => Promise<Readiness> | Readiness; registry: Registry }): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     switch (req.path) {
@@ -15,7 +18,11 @@ export function opsRouter(options: { ready: () => Promise<boolean> | boolean; re
         return undefined;
       case '/ready':
         void Promise.resolve(options.ready()).then(
-          (ready) => res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable' }),
+          (readiness) => {
+            const ready = typeof readiness === 'boolean' ? readiness : readiness.ready;
+            const checks = typeof readiness === 'boolean' ? {} : { checks: readiness.checks };
+            res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', ...checks });
+          },
           () => res.status(503).json({ status: 'unavailable' }),
         );
         return undefined;

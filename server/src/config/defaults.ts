@@ -1,4 +1,4 @@
-import type { GlobalConfig, PasswordSettings, ServerSettings } from './types';
+import type { GlobalConfig, PasswordSettings, PostgresSettings, ServerSettings } from './types';
 
 /** Every default in one place. Durations are seconds. */
 export const DEFAULT_SERVER: ServerSettings = {
@@ -58,3 +58,11 @@ export const DEFAULT_ATTRIBUTE = {
   mutability: 'readWrite',
   maxLength: 1024,
 } as const;
+
+/** `stores.postgres` without its `url`: a pool of 10, statements cancelled after 5 s, migrations applied at start. */
+export const DEFAULT_POSTGRES: Omit<PostgresSettings, 'url'> = {
+  poolSize: 10,
+  statementTimeoutMs: 5_000,
+  connectTimeoutMs: 5_000,
+  migrate: 'auto',
+};

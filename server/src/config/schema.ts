@@ -1,4 +1,4 @@
-import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_SERVER } from './defaults';
+import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -104,7 +104,7 @@ export const configSchema = {
         required: ['id', 'definition'],
         properties: {
           id,
-          store: { enum: ['sqlite', 'memory'], default: 'sqlite' },
+          store: { enum: ['sqlite', 'postgres', 'memory'], default: 'sqlite' },
           definition: {
             type: 'object',
             additionalProperties: false,
@@ -196,6 +196,25 @@ export const configSchema = {
       additionalProperties: false,
       required: ['userId', 'passwordHash'],
       properties: { userId: { type: 'string', minLength: 1 }, passwordHash: { type: 'string', pattern: '^\\$(argon2id|scrypt)\\$' } },
+    },
+    stores: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        postgres: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: { type: 'string', pattern: '^postgres(ql)?://' },
+            poolSize: { type: 'integer', minimum: 1, maximum: 1000, default: DEFAULT_POSTGRES.poolSize },
+            statementTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.statementTimeoutMs },
+            connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.connectTimeoutMs },
+            migrate: { enum: ['auto', 'refuse'], default: DEFAULT_POSTGRES.migrate },
+          },
+        },
+      },
     },
   },
 } as const;

@@ -16,9 +16,11 @@ export interface AttributeDefinition {
   maxLength: number;
 }
 
+export type SubjectStoreKind = 'sqlite' | 'postgres' | 'memory';
+
 export interface ContextConfig {
   id: string;
-  store: 'sqlite' | 'memory';
+  store: SubjectStoreKind;
   definition: {
     attributes: Record<string, AttributeDefinition>;
     /** `definition.authenid`: attributes that may serve as the login name besides the uniqueId. */
@@ -117,6 +119,19 @@ export interface PasswordSettings {
   maxQueue: number;
 }
 
+/** `stores.postgres` (SPEC section 12): the shared subject store of several instances. */
+export interface PostgresSettings {
+  /** `postgres://user:password@host:port/database`; `?options=-c search_path=NAME` selects a schema. */
+  url: string;
+  poolSize: number;
+  /** Milliseconds a statement may run before the database cancels it. */
+  statementTimeoutMs: number;
+  /** Milliseconds to wait for a connection (a new one, or a free one of the pool). */
+  connectTimeoutMs: number;
+  /** `auto`: apply pending schema migrations at start; `refuse`: stop and ask for `svc migrate`. */
+  migrate: 'auto' | 'refuse';
+}
+
 export interface SvcConfig {
   server: ServerSettings;
   global: GlobalConfig;
@@ -127,4 +142,5 @@ export interface SvcConfig {
   policies: PolicyConfig[];
   reservedIds: string[];
   system?: { userId: string; passwordHash: string };
+  stores: { postgres?: PostgresSettings };
 }

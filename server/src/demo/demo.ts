@@ -55,11 +55,21 @@ export async function prepareDemo(environment: DemoEnvironment, log: Logger): Pr
   } else {
     log.info({ file }, 'reusing the demo data directory');
   }
+  const { config, credentials } = await demoConfigOf(environment);
+  return { config, credentials, fresh };
+}
+
+/**
+ * The configuration of a demo data directory that `svc demo` has prepared (what `svc export` and
+ * `svc import` use without --config); it writes nothing, and refuses a directory with no demo.
+ */
+export async function demoConfigOf(environment: DemoEnvironment): Promise<{ config: SvcConfig; credentials: DemoCredentials }> {
+  const file = join(environment.dataDir, CREDENTIALS_FILE);
+  if (!existsSync(file)) throw new Error(`${environment.dataDir} holds no demo (no ${CREDENTIALS_FILE}): give --config FILE, or run svc demo first`);
   const credentials = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
   const hasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
-  const config = buildConfig(demoConfigDocument({ credentials, systemPasswordHash, ...environment }), {});
-  return { config, credentials, fresh };
+  return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, ...environment }), {}), credentials };
 }
 
 /** Seeds alice and bob in `employees` when the store is empty. */

@@ -1,12 +1,14 @@
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { matchesFilter } from './filter/evaluate';
-import type { SearchPage, SearchQuery, SubjectStore, SubjectWrite } from './store';
+import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
 
 interface ContextData {
   subjects: Map<string, StoredSubject>;
   keys: Map<string, string>;
 }
+
+const byUniqueId = (a: StoredSubject, b: StoredSubject) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0);
 
 /** Keeps everything in process memory: for tests and throw-away contexts. */
 export class MemorySubjectStore implements SubjectStore {
@@ -21,21 +23,18 @@ export class MemorySubjectStore implements SubjectStore {
     return data;
   }
 
-  private claim(data: ContextData, write: SubjectWrite): void {
+  /** Takes the write's keys; `existed` says whether the subject may own keys already (a scan to drop them). */
+  private claim(data: ContextData, write: SubjectWrite, existed: boolean): void {
     const taken = write.keys.filter((key) => data.keys.has(key) && data.keys.get(key) !== write.uniqueId);
-    if (taken.length) {
-      throw new Conflict('a unique value is already taken', {
-        extensions: { conflicts: taken.map((key) => (key.startsWith('unique:') ? key.split(':')[1] : 'login name')) },
-      });
-    }
-    for (const [key, owner] of data.keys) if (owner === write.uniqueId) data.keys.delete(key);
+    if (taken.length) throw keysTaken(taken);
+    if (existed) for (const [key, owner] of data.keys) if (owner === write.uniqueId) data.keys.delete(key);
     for (const key of write.keys) data.keys.set(key, write.uniqueId);
   }
 
   async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
     const data = this.data(context);
     if (data.subjects.has(write.uniqueId)) throw new Conflict(`subject ${write.uniqueId} exists`);
-    this.claim(data, write);
+    this.claim(data, write, false);
     const at = this.now().toISOString();
     const subject = { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version: 1, created: at, modified: at };
     data.subjects.set(write.uniqueId, subject);
@@ -62,7 +61,7 @@ export class MemorySubjectStore implements SubjectStore {
     const current = data.subjects.get(write.uniqueId);
     if (!current) throw new NotFound(`subject ${write.uniqueId} not found`);
     if (expectedVersion !== undefined && current.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
-    this.claim(data, write);
+    this.claim(data, write, true);
     const next = { ...current, attributes: structuredClone(write.attributes), version: current.version + 1, modified: this.now().toISOString() };
     data.subjects.set(write.uniqueId, next);
     return structuredClone(next);
@@ -85,8 +84,33 @@ export class MemorySubjectStore implements SubjectStore {
             (name === 'uniqueId' ? [s.uniqueId] : valuesOf(s.attributes[name])).some((v) => fold(v).startsWith(text.prefix)),
           ),
       )
-      .sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
+      .sort(byUniqueId);
     return { results: structuredClone(matches.slice(query.offset, query.offset + query.quantity)), total: matches.length };
+  }
+
+  async list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]> {
+    const page = [...this.data(context).subjects.values()].filter((s) => after === undefined || s.uniqueId > after).sort(byUniqueId);
+    return structuredClone(page.slice(0, limit));
+  }
+
+  /** Applies every subject to a copy of the context and keeps the copy only when all of them fit. */
+  async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
+    const current = this.data(context);
+    const copy: ContextData = { subjects: new Map(current.subjects), keys: new Map(current.keys) };
+    subjects.forEach(({ write, created, modified }, i) => {
+      const existing = copy.subjects.get(write.uniqueId);
+      try {
+        if (existing && !options.replace) throw new Conflict(`subject ${write.uniqueId} exists`);
+        this.claim(copy, write, existing !== undefined);
+      } catch (error) {
+        throw importConflict(write.uniqueId, error);
+      }
+      const version = existing ? existing.version + 1 : 1;
+      copy.subjects.set(write.uniqueId, { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version, created, modified });
+      if ((i + 1) % 1000 === 0) options.onProgress?.(i + 1);
+    });
+    this.contexts.set(context, copy);
+    options.onProgress?.(subjects.length);
   }
 
   async count(context: string): Promise<number> {

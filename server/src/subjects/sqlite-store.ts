@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { filterToSql, prefixRange } from './filter/to-sql';
-import type { SearchPage, SearchQuery, SubjectStore, SubjectWrite } from './store';
+import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
 
 /** Each entry migrates the schema from version i to i+1; applied in order at open. */
@@ -72,8 +72,13 @@ export class SqliteSubjectStore implements SubjectStore {
       byKey: db.prepare<[string, string], Row>(
         'SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subject_keys k JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.context = ? AND k.key = ?',
       ),
-      insert: db.prepare('INSERT INTO subjects (context, id, id_lc, attributes, version, created, modified) VALUES (?, ?, ?, ?, 1, ?, ?)'),
+      insert: db.prepare('INSERT INTO subjects (context, id, id_lc, attributes, version, created, modified) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       update: db.prepare('UPDATE subjects SET attributes = ?, version = version + 1, modified = ? WHERE context = ? AND id = ?'),
+      replace: db.prepare('UPDATE subjects SET attributes = ?, version = version + 1, created = ?, modified = ? WHERE context = ? AND id = ?'),
+      listFirst: db.prepare<[string, number], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? ORDER BY id LIMIT ?'),
+      listAfter: db.prepare<[string, string, number], Row>(
+        'SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id > ? ORDER BY id LIMIT ?',
+      ),
       remove: db.prepare('DELETE FROM subjects WHERE context = ? AND id = ?'),
       insertKey: db.prepare('INSERT INTO subject_keys (context, key, subject_id) VALUES (?, ?, ?)'),
       keyOwner: db.prepare<[string, string], { subject_id: string }>('SELECT subject_id FROM subject_keys WHERE context = ? AND key = ?'),
@@ -105,7 +110,7 @@ export class SqliteSubjectStore implements SubjectStore {
       const owner = this.statements.keyOwner.get(context, key);
       return owner !== undefined && owner.subject_id !== write.uniqueId;
     });
-    if (taken.length) throw new Conflict('a unique value is already taken', { extensions: { conflicts: taken.map(describeKey) } });
+    if (taken.length) throw keysTaken(taken);
     this.statements.removeKeys.run(context, write.uniqueId);
     for (const key of new Set(write.keys)) this.statements.insertKey.run(context, key, write.uniqueId);
     this.statements.removeValues.run(context, write.uniqueId);
@@ -116,7 +121,7 @@ export class SqliteSubjectStore implements SubjectStore {
     const at = this.now().toISOString();
     this.db.transaction(() => {
       if (this.statements.get.get(context, write.uniqueId)) throw new Conflict(`subject ${write.uniqueId} exists`);
-      this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), JSON.stringify(write.attributes), at, at);
+      this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), JSON.stringify(write.attributes), 1, at, at);
       this.claim(context, write);
     })();
     return { uniqueId: write.uniqueId, attributes: write.attributes, version: 1, created: at, modified: at };
@@ -187,20 +192,30 @@ export class SqliteSubjectStore implements SubjectStore {
     if (this.db.open) this.db.close();
   }
 
-  /** For seeding benchmarks and demos: many writes in one transaction. */
-  bulkCreate(context: string, writes: SubjectWrite[]): void {
-    const at = this.now().toISOString();
-    this.db.transaction(() => {
-      for (const write of writes) {
-        this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), JSON.stringify(write.attributes), at, at);
-        this.claim(context, write);
-      }
-    })();
+  async list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]> {
+    const rows = after === undefined ? this.statements.listFirst.all(context, limit) : this.statements.listAfter.all(context, after, limit);
+    return rows.map(toSubject);
   }
-}
 
-/** `unique:mail:x@y` → `mail`; `login:x` → `login name`: never echo another subject's value. */
-function describeKey(key: string): string {
-  const [kind, name] = key.split(':');
-  return kind === 'unique' ? name : 'login name';
+  async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
+    this.db.transaction(() => {
+      subjects.forEach(({ write, created, modified }, i) => {
+        const attributes = JSON.stringify(write.attributes);
+        try {
+          if (this.statements.exists.get(context, write.uniqueId) === undefined) {
+            this.statements.insert.run(context, write.uniqueId, write.uniqueId.toLowerCase(), attributes, 1, created, modified);
+          } else if (options.replace) {
+            this.statements.replace.run(attributes, created, modified, context, write.uniqueId);
+          } else {
+            throw new Conflict(`subject ${write.uniqueId} exists`);
+          }
+          this.claim(context, write);
+        } catch (error) {
+          throw importConflict(write.uniqueId, error);
+        }
+        if ((i + 1) % 1000 === 0) options.onProgress?.(i + 1);
+      });
+    })();
+    options.onProgress?.(subjects.length);
+  }
 }

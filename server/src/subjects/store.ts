@@ -1,3 +1,4 @@
+import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
 import type { Attributes, StoredSubject } from './subject';
 
@@ -26,12 +27,29 @@ export interface SearchPage {
   total: number;
 }
 
+/** A subject as `svc import` writes it: its timestamps kept (ISO 8601), its version new. */
+export interface ImportedSubject {
+  write: SubjectWrite;
+  created: string;
+  modified: string;
+}
+
+export interface ImportOptions {
+  /** Replace a subject whose uniqueId exists (its version goes up); without it, that is a Conflict. */
+  replace: boolean;
+  /** Called with the number of subjects written so far, now and then. */
+  onProgress?: (done: number) => void;
+}
+
 /**
- * One interface, one file per variant (sqlite-store.ts, memory-store.ts). Uniqueness of `keys` is
- * enforced by the store itself (Conflict); `expectedVersion` gives If-Match (PreconditionFailed).
+ * One interface, one file per variant (memory-store.ts, sqlite-store.ts, postgres-store.ts).
+ * Uniqueness of `keys` is enforced by the store itself (Conflict); `expectedVersion` gives If-Match
+ * (PreconditionFailed). test/subjects/store-contract.ts is the behaviour every variant must have.
  */
 export interface SubjectStore {
   readonly kind: string;
+  /** Prepares the store before serving (PostgreSQL: the schema check or migration); stores that need nothing leave it out. */
+  open?(): Promise<void>;
   create(context: string, write: SubjectWrite): Promise<StoredSubject>;
   get(context: string, uniqueId: string): Promise<StoredSubject | undefined>;
   /** Whether the subject exists, without reading it (the check's `exists`). */
@@ -41,8 +59,32 @@ export interface SubjectStore {
   update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject>;
   delete(context: string, uniqueId: string): Promise<boolean>;
   search(context: string, query: SearchQuery): Promise<SearchPage>;
+  /** Up to `limit` subjects ordered by uniqueId, after `after` (a keyset page: what export walks). */
+  list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]>;
+  /** Writes all of `subjects` or, on any error, none of them (`svc import`). */
+  importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void>;
   count(context: string): Promise<number>;
   /** True when the backing store answers (for /ready). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** `unique:mail:x@y` → `mail`; `login:x` → `login name`: a Conflict never echoes another subject's value. */
+export function describeKey(key: string): string {
+  const [kind, name] = key.split(':');
+  return kind === 'unique' ? name : 'login name';
+}
+
+/** The Conflict of a write whose uniqueness keys are taken by another subject. */
+export function keysTaken(keys: string[]): Conflict {
+  return new Conflict('a unique value is already taken', { extensions: { conflicts: [...new Set(keys.map(describeKey))] } });
+}
+
+/**
+ * An import's error about one of its subjects, naming it (`extensions.uniqueId`) so that `svc
+ * import` can point at the line; an error that is not a Conflict passes unchanged.
+ */
+export function importConflict(uniqueId: string, error: unknown): unknown {
+  if (!(error instanceof Conflict)) return error;
+  return new Conflict(`subject ${uniqueId}: ${error.message}`, { extensions: { ...error.extensions, uniqueId } });
 }

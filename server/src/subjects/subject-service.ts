@@ -1,4 +1,4 @@
-import { Conflict, InvalidAttributes, InvalidRequest, NotFound } from '../../../common/src/errors';
+import { Conflict, InvalidAttributes, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import type { ContextConfig } from '../config/types';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
@@ -23,6 +23,9 @@ export type SubjectChange = 'updated' | 'deleted' | 'disabled' | 'password';
 export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => Promise<void>;
 
 /** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
+/** Merges of one update without If-Match before it gives up with 412 (other writers kept winning). */
+const MAX_MERGES = 5;
+
 export const normaliseAnswer = (answer: string): string => fold(answer).replace(/\s+/g, ' ').trim();
 
 /**
@@ -48,6 +51,11 @@ export class SubjectService {
     return found;
   }
 
+  /** Whether `id` is one no context may create (`reservedIds`, the system user's id). */
+  isReserved(id: string): boolean {
+    return this.reservedIds().has(fold(id));
+  }
+
   /** The subject as a reader may see it, write-only attributes removed. */
   view(contextId: string, subject: StoredSubject): Subject {
     return { uniqueId: subject.uniqueId, attributes: readable(this.context(contextId).config, subject.attributes) };
@@ -56,7 +64,7 @@ export class SubjectService {
   async create(contextId: string, uniqueId: unknown, input: AttributeInput, writer: Writer): Promise<StoredSubject> {
     const { config, store } = this.context(contextId);
     const id = assertSubjectId(uniqueId, 'subject.uniqueId');
-    if (this.reservedIds().has(fold(id))) throw new Conflict('this id is reserved');
+    if (this.isReserved(id)) throw new Conflict('this id is reserved');
     const checked = checkAttributes(config, input, writer, true);
     const attributes: Attributes = {};
     for (const [name, definition] of Object.entries(config.definition.attributes)) {
@@ -75,7 +83,13 @@ export class SubjectService {
     return subject;
   }
 
-  /** Replaces the given attributes, removes those given as null, keeps the others. */
+  /**
+   * Replaces the given attributes, removes those given as null, keeps the others. With
+   * `expectedVersion` (If-Match) the write happens only on that version. Without it, the write is
+   * still conditional on the version it was merged onto, and merged again when another writer (this
+   * core or another one sharing the store) came first: attributes this request did not name are
+   * never overwritten with what they were before.
+   */
   async update(
     contextId: string,
     uniqueId: string,
@@ -83,21 +97,28 @@ export class SubjectService {
     writer: Writer,
     expectedVersion?: number,
   ): Promise<StoredSubject> {
-    const { config, store } = this.context(contextId);
+    const { config } = this.context(contextId);
     const current = await this.read(contextId, uniqueId);
+    if (expectedVersion !== undefined && current.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
     const checked = checkAttributes(config, input, writer, false);
-    const attributes: Attributes = { ...current.attributes };
-    for (const [name, value] of Object.entries(checked)) {
-      if (value === null) delete attributes[name];
-      else attributes[name] = value;
-    }
-    await this.protectSecrets(config, uniqueId, attributes, checked);
-    const updated = await store.update(contextId, this.toWrite(config, uniqueId, attributes), expectedVersion);
+    // Secrets are hashed on the first merge only; a merge again reuses the hashes.
+    let hashes: Attributes | undefined;
+    const { before, after } = await this.rewrite(contextId, current, expectedVersion, async (attributes) => {
+      for (const [name, value] of Object.entries(checked)) {
+        if (value === null) delete attributes[name];
+        else attributes[name] = value;
+      }
+      if (hashes) return Object.assign(attributes, hashes);
+      await this.protectSecrets(config, uniqueId, attributes, checked);
+      const secrets = [config.definition.password, config.forgottenPassword.answersAttribute].filter((name): name is string => name !== undefined && checked[name] != null);
+      hashes = Object.fromEntries(secrets.map((name) => [name, attributes[name]]));
+      return attributes;
+    });
     const password = config.definition.password;
     await this.emit(contextId, uniqueId, 'updated');
     if (password && password in checked) await this.emit(contextId, uniqueId, 'password');
-    if (checked.disabled === 'true' && current.attributes.disabled !== 'true') await this.emit(contextId, uniqueId, 'disabled');
-    return updated;
+    if (checked.disabled === 'true' && before.attributes.disabled !== 'true') await this.emit(contextId, uniqueId, 'disabled');
+    return after;
   }
 
   /**
@@ -106,12 +127,34 @@ export class SubjectService {
    * keeps the caller's, an upgrade none.
    */
   async setPasswordHash(contextId: string, uniqueId: string, hash: string): Promise<void> {
-    const { config, store } = this.context(contextId);
-    const name = config.definition.password;
+    const name = this.context(contextId).config.definition.password;
     if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-    const current = await this.read(contextId, uniqueId);
-    const attributes = { ...current.attributes, [name]: hash };
-    await store.update(contextId, this.toWrite(config, uniqueId, attributes));
+    await this.rewrite(contextId, await this.read(contextId, uniqueId), undefined, async (attributes) => ({ ...attributes, [name]: hash }));
+  }
+
+  /**
+   * Writes `change(attributes)` over the subject on the version it was read at. With
+   * `expectedVersion` a lost race is the caller's 412; without, the subject is read again and the
+   * change merged again, a few times.
+   */
+  private async rewrite(
+    contextId: string,
+    read: StoredSubject,
+    expectedVersion: number | undefined,
+    change: (attributes: Attributes) => Promise<Attributes>,
+  ): Promise<{ before: StoredSubject; after: StoredSubject }> {
+    const { config, store } = this.context(contextId);
+    let before = read;
+    for (let attempt = 1; ; attempt++) {
+      const attributes = await change({ ...before.attributes });
+      try {
+        const after = await store.update(contextId, this.toWrite(config, before.uniqueId, attributes), expectedVersion ?? before.version);
+        return { before, after };
+      } catch (error) {
+        if (!(error instanceof PreconditionFailed) || expectedVersion !== undefined || attempt === MAX_MERGES) throw error;
+        before = await this.read(contextId, before.uniqueId);
+      }
+    }
   }
 
   async delete(contextId: string, uniqueId: string): Promise<void> {
@@ -147,7 +190,8 @@ export class SubjectService {
     }
   }
 
-  private toWrite(config: ContextConfig, uniqueId: string, attributes: Attributes): SubjectWrite {
+  /** The store's view of a write: uniqueness keys (login names, unique values) and folded search values. */
+  toWrite(config: ContextConfig, uniqueId: string, attributes: Attributes): SubjectWrite {
     const defined = config.definition.attributes;
     const keys = [`login:${fold(uniqueId)}`];
     for (const name of config.definition.authenid) {

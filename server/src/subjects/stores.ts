@@ -1,0 +1,31 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Logger } from '../../../common/src/log';
+import type { SubjectStoreKind, SvcConfig } from '../config/types';
+import { MemorySubjectStore } from './memory-store';
+import { PostgresSubjectStore } from './postgres-store';
+import { SqliteSubjectStore } from './sqlite-store';
+import type { SubjectStore } from './store';
+
+/**
+ * The one place a store kind of `contexts[].store` becomes a store: `sqlite` is `svc.db` in the data
+ * directory, `postgres` the database of `stores.postgres`, `memory` this process's memory. A core
+ * and the export and import commands open their stores here.
+ */
+export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, options: { log?: Logger } = {}): SubjectStore {
+  switch (kind) {
+    case 'memory':
+      return new MemorySubjectStore();
+    case 'postgres': {
+      const settings = config.stores.postgres;
+      // The configuration's cross-checks refuse a postgres context without the section.
+      if (!settings) throw new Error('a context is on "postgres" but the configuration has no stores.postgres');
+      return new PostgresSubjectStore(settings, { log: options.log });
+    }
+    case 'sqlite': {
+      const dir = resolve(config.server.dataDir);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return new SqliteSubjectStore(join(dir, 'svc.db'));
+    }
+  }
+}

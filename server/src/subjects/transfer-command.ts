@@ -1,0 +1,146 @@
+import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { progressBar, type ProgressStream } from '../../../common/src/tty/progress';
+import { loadConfigFile } from '../config/load';
+import type { ContextConfig, SvcConfig } from '../config/types';
+import { demoConfigOf, demoEnvironment } from '../demo/demo';
+import { PasswordHasher } from '../passwords/password-hasher';
+import type { SubjectStore } from './store';
+import { createSubjectStore } from './stores';
+import { fold } from './subject';
+import { SubjectService } from './subject-service';
+import { exportLine, importLines, subjectsOf } from './transfer';
+
+/** The streams a data command uses; process.stdin/stdout/stderr in real use. */
+export interface TransferIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: ProgressStream;
+  env: NodeJS.ProcessEnv;
+}
+
+export const EXPORT_USAGE = `Usage: svc export [--config FILE] --context C > C.jsonl
+
+Writes the subjects of context C as JSON lines on stdout, ordered by uniqueId, every attribute
+included (password and answer hashes too, so users keep their passwords: keep the file as secret as
+the database). Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
+A SQLite store belongs to one process: stop the server first.
+`;
+
+export const IMPORT_USAGE = `Usage: svc import [--config FILE] --context C [--replace] [FILE]
+
+Reads JSON lines as svc export writes them (from FILE, or stdin) into context C, whatever its store.
+All or nothing: an invalid line, a uniqueId given twice, or a uniqueId that exists refuses the whole
+import (--replace replaces existing subjects instead). A progress bar shows on a terminal.
+Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
+`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  config: { type: 'string' },
+  context: { type: 'string' },
+  replace: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+async function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Promise<SvcConfig> {
+  const file = path ?? env.SVC_CONFIG;
+  if (file) return loadConfigFile(file, env);
+  return (await demoConfigOf(demoEnvironment(env))).config;
+}
+
+/** The context's store, opened (for PostgreSQL: the schema checked or migrated as `migrate` says), and a service over it. */
+async function openContext(config: SvcConfig, contextId: string): Promise<{ service: SubjectService; store: SubjectStore }> {
+  const context: ContextConfig | undefined = config.contexts.find((c) => c.id === contextId);
+  if (!context) throw new UsageError(`unknown context "${contextId}"; the configuration has ${config.contexts.map((c) => c.id).join(', ')}`);
+  if (context.store === 'memory') throw new UsageError(`context ${contextId} is on the memory store, which lives and dies with its server process`);
+  const store = createSubjectStore(context.store, config);
+  try {
+    await store.open?.();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const reserved = new Set([...config.reservedIds, ...(config.system ? [config.system.userId] : [])].map(fold));
+  const hasher = new PasswordHasher({ ...config.passwords, precomputeDummy: false });
+  return { service: new SubjectService(new Map([[contextId, { config: context, store }]]), hasher, () => reserved), store };
+}
+
+/** Parses the arguments, runs `body` on the opened context, and turns every failure into a message and an exit code. */
+async function run(
+  name: 'export' | 'import',
+  usage: string,
+  argv: readonly string[],
+  io: TransferIo,
+  body: (opened: { service: SubjectService; store: SubjectStore }, contextId: string, args: { replace: boolean; file?: string }) => Promise<void>,
+): Promise<number> {
+  let opened: { service: SubjectService; store: SubjectStore } | undefined;
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: name === 'import' });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const { values, positionals } = parsed;
+    if (values.help) {
+      io.stderr.write(usage);
+      return 0;
+    }
+    if (!values.context) throw new UsageError('--context is required');
+    if (name === 'export' && values.replace) throw new UsageError('--replace is an import option');
+    if (positionals.length > 1) throw new UsageError('at most one input file');
+    opened = await openContext(await loadConfig(values.config, io.env), values.context);
+    await body(opened, values.context, { replace: values.replace, file: positionals[0] });
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`svc ${name}: ${error.message}\n\n${usage}`);
+      return 2;
+    }
+    io.stderr.write(`svc ${name}: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await opened?.store.close();
+  }
+}
+
+/** `svc export`: the context's subjects as JSON lines on stdout. Returns the exit code. */
+export function runExport(argv: readonly string[], io: TransferIo): Promise<number> {
+  return run('export', EXPORT_USAGE, argv, io, async ({ store }, contextId) => {
+    const bar = progressBar(io.stderr, `export ${contextId}`, await store.count(contextId));
+    let done = 0;
+    for await (const subject of subjectsOf(store, contextId)) {
+      if (!io.stdout.write(exportLine(subject) + '\n')) await once(io.stdout, 'drain');
+      bar.update(++done);
+    }
+    bar.finish();
+  });
+}
+
+/** `svc import`: JSON lines from FILE or stdin into the context, all or nothing. Returns the exit code. */
+export function runImport(argv: readonly string[], io: TransferIo): Promise<number> {
+  return run('import', IMPORT_USAGE, argv, io, async ({ service }, contextId, { replace, file }) => {
+    const input = file ? createReadStream(file) : io.stdin;
+    const reading = progressBar(io.stderr, `read ${contextId}`);
+    const writing = progressBar(io.stderr, `import ${contextId}`);
+    try {
+      const count = await importLines(service, contextId, createInterface({ input, crlfDelay: Infinity }), {
+        replace,
+        onRead: (n) => reading.update(n),
+        onProgress: (done, total) => {
+          reading.finish();
+          writing.update(done, total);
+        },
+      });
+      writing.finish();
+      io.stderr.write(`svc import: ${count} subjects written to ${contextId}\n`);
+    } finally {
+      reading.finish();
+      writing.finish();
+    }
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * Moving a context's subjects between stores (SPEC section 12, "Moving data"): `svc export` writes
+ * them as JSON lines, `svc import` reads them back into any store. A line holds every attribute,
+ * password and answer hashes included, so users keep their passwords; it is canonical (members in a
+ * fixed order, attribute names sorted), so exports of the same subjects are the same bytes whatever
+ * store they came from. The version (the ETag) is the store's own: an imported subject starts anew.
+ */
+import { MalformedBody, SvcError } from '../../../common/src/errors';
+import { parseJson } from '../../../common/src/wire/json';
+import { parsePhc } from '../passwords/phc';
+import { checkAttributes, missingRequired } from './attributes';
+import type { ImportedSubject, SubjectStore } from './store';
+import { fold, valuesOf, type Attributes, type StoredSubject } from './subject';
+import type { SubjectService } from './subject-service';
+import { assertSubjectId } from './subject-id';
+
+/** What one line of an export is. */
+export interface ExportedSubject {
+  uniqueId: string;
+  attributes: Attributes;
+  created: string;
+  modified: string;
+}
+
+const MEMBERS = new Set(['uniqueId', 'attributes', 'created', 'modified']);
+/** Errors listed before an import gives up reading. */
+const MAX_PROBLEMS = 20;
+
+/** One subject as its export line (without the newline). */
+export function exportLine(subject: StoredSubject): string {
+  const names = Object.keys(subject.attributes).sort();
+  const attributes = Object.fromEntries(names.map((name) => [name, subject.attributes[name]]));
+  const line: ExportedSubject = { uniqueId: subject.uniqueId, attributes, created: subject.created, modified: subject.modified };
+  return JSON.stringify(line);
+}
+
+/** Every subject of a context, ordered by uniqueId, a keyset page at a time. */
+export async function* subjectsOf(store: SubjectStore, contextId: string, pageSize = 1000): AsyncGenerator<StoredSubject> {
+  let after: string | undefined;
+  for (;;) {
+    const page = await store.list(contextId, after, pageSize);
+    yield* page;
+    if (page.length < pageSize) return;
+    after = page[page.length - 1].uniqueId;
+  }
+}
+
+/** An import refused: each problem names its line. Nothing was written. */
+export class ImportRefused extends Error {
+  constructor(readonly problems: string[]) {
+    super(`import refused, nothing written:\n  ${problems.join('\n  ')}`);
+    this.name = 'ImportRefused';
+  }
+}
+
+const describe = (error: unknown): string => {
+  if (error instanceof SvcError) {
+    const details = (error.errors ?? []).map((e) => `${e.path}: ${e.message}`);
+    return [error.message, ...details].join('; ');
+  }
+  return error instanceof Error ? error.message : String(error);
+};
+
+function timestamp(value: unknown, name: string, fallback: string): string {
+  if (value === undefined) return fallback;
+  const time = typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : NaN;
+  if (Number.isNaN(time)) throw new MalformedBody(`${name} is not an ISO 8601 timestamp`);
+  return new Date(time).toISOString();
+}
+
+/**
+ * Reads one line against the context's definition as an admin's CREATE would be checked, except
+ * that secrets are taken as the hashes they must already be (never hashed again, never plain).
+ */
+export function readLine(service: SubjectService, contextId: string, text: string, now: string): ImportedSubject {
+  const document = parseJson(text) as Record<string, unknown>;
+  const unknown = Object.keys(document).filter((name) => !MEMBERS.has(name));
+  if (unknown.length) throw new MalformedBody(`unknown members: ${unknown.join(', ')}`);
+  const { config } = service.context(contextId);
+  const uniqueId = assertSubjectId(document.uniqueId, 'uniqueId');
+  if (service.isReserved(uniqueId)) throw new MalformedBody(`${uniqueId} is a reserved id`);
+  const given = document.attributes;
+  if (!given || typeof given !== 'object' || Array.isArray(given)) throw new MalformedBody('attributes must be an object');
+  const attributes = checkAttributes(config, given as Record<string, unknown>, 'admin', true) as Attributes;
+  const missing = missingRequired(config, attributes);
+  if (missing.length) throw new MalformedBody(`required attributes are missing: ${missing.map((m) => m.path).join(', ')}`);
+  const secrets = [config.definition.password, config.forgottenPassword.enabled ? config.forgottenPassword.answersAttribute : undefined];
+  for (const name of secrets) {
+    for (const value of name ? valuesOf(attributes[name]) : []) {
+      try {
+        parsePhc(value);
+      } catch {
+        throw new MalformedBody(`${name} must hold PHC hashes (an export's), never a plain secret`);
+      }
+    }
+  }
+  const created = timestamp(document.created, 'created', now);
+  return { write: service.toWrite(config, uniqueId, attributes), created, modified: timestamp(document.modified, 'modified', created) };
+}
+
+/**
+ * Reads every line, then writes all subjects in one store call (all or nothing). An invalid line,
+ * a uniqueId given twice, or (without `replace`) one that exists refuses the whole import with
+ * the lines at fault.
+ */
+export async function importLines(
+  service: SubjectService,
+  contextId: string,
+  lines: AsyncIterable<string>,
+  options: { replace: boolean; onRead?: (count: number) => void; onProgress?: (done: number, total: number) => void },
+): Promise<number> {
+  const subjects: ImportedSubject[] = [];
+  const lineOf = new Map<string, number>();
+  const problems: string[] = [];
+  const now = new Date().toISOString();
+  let number = 0;
+  for await (const text of lines) {
+    number++;
+    if (!text.trim()) continue;
+    try {
+      const subject = readLine(service, contextId, text, now);
+      const folded = fold(subject.write.uniqueId);
+      const first = lineOf.get(folded);
+      if (first !== undefined) throw new MalformedBody(`${subject.write.uniqueId} is already on line ${first}`);
+      lineOf.set(folded, number);
+      subjects.push(subject);
+      options.onRead?.(subjects.length);
+    } catch (error) {
+      problems.push(`line ${number}: ${describe(error)}`);
+      if (problems.length >= MAX_PROBLEMS) break;
+    }
+  }
+  if (problems.length) throw new ImportRefused(problems);
+  const { store } = service.context(contextId);
+  try {
+    await store.importSubjects(contextId, subjects, { replace: options.replace, onProgress: (done) => options.onProgress?.(done, subjects.length) });
+  } catch (error) {
+    const uniqueId = error instanceof SvcError ? error.extensions.uniqueId : undefined;
+    const line = typeof uniqueId === 'string' ? lineOf.get(fold(uniqueId)) : undefined;
+    if (line === undefined) throw error;
+    const hint = error instanceof SvcError && error.status === 409 && /exists$/.test(error.message) ? ' (--replace replaces it)' : '';
+    throw new ImportRefused([`line ${line}: ${describe(error)}${hint}`]);
+  }
+  return subjects.length;
+}
