@@ -63,3 +63,19 @@ export function redisRequirement(url = REDIS_URL): Requirement {
   const result = spawnSync(process.execPath, ['-e', script], { timeout: 5000 });
   return { name: 'Redis', url, reachable: result.status === 0 };
 }
+
+/** The PostgreSQL the suites use: the local `test` database, or SVC_TEST_PG_URL. */
+export const PG_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** PostgreSQL as a requirement: a synchronous connect and SELECT 1 (jest decides which suites run before any await), in a child process. */
+export function postgresRequirement(url = PG_URL): Requirement {
+  const script = `
+    const { Client } = require(${JSON.stringify(require.resolve('pg'))});
+    const c = new Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
+    c.connect().then(() => c.query('SELECT 1')).then(() => c.end()).then(
+      () => process.exit(0),
+      (e) => { process.stderr.write(String(e && e.message)); process.exit(1); });`;
+  const result = spawnSync(process.execPath, ['-e', script, url], { encoding: 'utf8', timeout: 10000 });
+  if (result.status === 0) return { name: 'PostgreSQL', url, reachable: true };
+  return { name: 'PostgreSQL', url, reachable: false, reason: result.error ? result.error.message : result.stderr.trim() || `exit ${String(result.status)}` };
+}

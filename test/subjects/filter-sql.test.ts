@@ -3,7 +3,6 @@
  * (evaluate.ts) selects: on a fixed data set with a table of filters, and on random data with random
  * filters (fast-check), in SQLite (better-sqlite3, in memory) and, when it is reachable, PostgreSQL.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -12,7 +11,7 @@ import { formatFilter, normalizeValue, type FilterNode } from '../../server/src/
 import { matchesFilter, type FilterSubject } from '../../server/src/subjects/filter/evaluate';
 import { parseFilter } from '../../server/src/subjects/filter/parse';
 import { filterToSql, prefixRange, type SqlDialect } from '../../server/src/subjects/filter/to-sql';
-import { describeWithService } from '../helpers/services';
+import { describeWithService, PG_URL, postgresRequirement } from '../helpers/services';
 
 const SCHEMA = [
   'CREATE TABLE subjects (context TEXT NOT NULL, id TEXT NOT NULL, id_lc TEXT NOT NULL, attributes TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL, modified TEXT NOT NULL, PRIMARY KEY (context, id))',
@@ -306,23 +305,7 @@ describe('prefixRange', () => {
 
 // ---- PostgreSQL: the same equivalence, when a server is reachable ----
 
-const PG_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Synchronous probe (jest defines tests synchronously), in a child process. */
-function postgresReachable(): { ok: true } | { ok: false; reason: string } {
-  const script = `
-    const { Client } = require(${JSON.stringify(require.resolve('pg'))});
-    const c = new Client({ connectionString: process.argv[1], connectionTimeoutMillis: 3000 });
-    c.connect().then(() => c.query('SELECT 1')).then(() => c.end()).then(
-      () => process.exit(0),
-      (e) => { process.stderr.write(String(e && e.message)); process.exit(1); });`;
-  const r = spawnSync(process.execPath, ['-e', script, PG_URL], { encoding: 'utf8', timeout: 10000 });
-  if (r.status === 0) return { ok: true };
-  return { ok: false, reason: r.error ? r.error.message : r.stderr.trim() || `exit ${String(r.status)}` };
-}
-
-const probe = postgresReachable();
-const postgres = { name: 'PostgreSQL', url: PG_URL, reachable: probe.ok, reason: probe.ok ? undefined : probe.reason };
+const postgres = postgresRequirement();
 
 describeWithService(postgres, 'filterToSql: PostgreSQL', () => {
   const schema = `svc_filter_test_${process.pid}_${randomBytes(4).toString('hex')}`;

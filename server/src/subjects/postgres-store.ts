@@ -3,7 +3,7 @@ import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } 
 import type { Logger } from '../../../common/src/log';
 import type { PostgresSettings } from '../config/types';
 import { filterToSql, prefixRange } from './filter/to-sql';
-import { checkSchema, migrateSchema } from './postgres-migrations';
+import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { Attributes, StoredSubject } from './subject';
 
@@ -164,15 +164,17 @@ export class PostgresSubjectStore implements SubjectStore {
   /** Our own errors pass; the database's unavailability becomes 503; a uniqueness violation 409; anything else stays a 500. */
   private translate(error: unknown): unknown {
     if (error instanceof SvcError) return error;
+    if (error instanceof SchemaVersionError) return this.unavailable('the subject store’s schema is not at this svc’s version', error);
     if (error instanceof DatabaseError) {
       if (error.code === '23505') return error.constraint === 'subjects_id_lc' ? keysTaken(['login:']) : new Conflict('a unique value is already taken');
       if (error.code === '57014') return this.unavailable('the subject store did not answer in time', error);
       if (UNAVAILABLE_SQLSTATE.test(error.code ?? '')) return this.unavailable('the subject store is unavailable', error);
       return error;
     }
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
-    if (error instanceof Error && ((code && UNAVAILABLE_SYSCALL.has(code)) || UNAVAILABLE_MESSAGE.test(error.message))) {
-      return this.unavailable('the subject store is unavailable', error);
+    // Socket errors come from node's own realm (not always `instanceof Error` here): judged by their shape.
+    const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+    if (typeof message === 'string' && ((typeof code === 'string' && UNAVAILABLE_SYSCALL.has(code)) || UNAVAILABLE_MESSAGE.test(message))) {
+      return this.unavailable('the subject store is unavailable', error as Error);
     }
     return error;
   }

@@ -1,0 +1,455 @@
+/**
+ * The behaviour every SubjectStore must have (SPEC sections 3 and 12), run against each variant:
+ * memory-store.test.ts, sqlite-store.test.ts, postgres-store.test.ts. Writes are made as the subject
+ * service makes them (its uniqueness keys and search values), through the service where its rules
+ * matter (If-Match, merging, hashing).
+ */
+import { Conflict, NotFound, PreconditionFailed } from '../../common/src/errors';
+import { buildConfig } from '../../server/src/config/load';
+import type { ContextConfig } from '../../server/src/config/types';
+import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import type { ImportedSubject, SubjectStore, SubjectWrite } from '../../server/src/subjects/store';
+import type { Attributes } from '../../server/src/subjects/subject';
+import { SubjectService } from '../../server/src/subjects/subject-service';
+import { TEST_CREDENTIALS, TEST_HASH } from '../helpers/core-server';
+
+export interface SubjectStoreHarness {
+  /** A new, empty store, ready to use. */
+  make(): Promise<SubjectStore>;
+  /** A second store over the same data as `store`, as another core would open it (shared stores only). */
+  twin?(store: SubjectStore): Promise<SubjectStore>;
+}
+
+const E = 'employees';
+const C = 'customers';
+// Any PHC-shaped string will do for the configuration's system user: nobody logs in here.
+const SYSTEM_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+const config = buildConfig(
+  demoConfigDocument({ credentials: TEST_CREDENTIALS, systemPasswordHash: SYSTEM_HASH, dataDir: '/nonexistent', host: '127.0.0.1', port: 0 }),
+  {},
+);
+const contextConfig = (id: string): ContextConfig => config.contexts.find((c) => c.id === id)!;
+const hasher = new PasswordHasher({ ...TEST_HASH, precomputeDummy: false });
+
+/** The subject service over `store` for both demo contexts. */
+function serviceOver(store: SubjectStore): SubjectService {
+  return new SubjectService(
+    new Map([E, C].map((id) => [id, { config: contextConfig(id), store }])),
+    hasher,
+    () => new Set(['svcadmin']),
+  );
+}
+
+/** What CREATE and UPDATE hand the store for these attributes. */
+const write = (id: string, attributes: Attributes, context = E): SubjectWrite => serviceOver(undefined as never).toWrite(contextConfig(context), id, attributes);
+const person = (id: string, mail = `${id.toLowerCase()}@example.com`, more: Attributes = {}): SubjectWrite =>
+  write(id, { mail, givenName: id, roles: ['user'], ...more });
+
+const ids = (subjects: Array<{ uniqueId: string }>) => subjects.map((s) => s.uniqueId);
+const codePointOrder = (list: string[]) => [...list].sort();
+
+/** Settles all, and says how many were fulfilled and what the rejections were. */
+async function race<T>(calls: Array<Promise<T>>): Promise<{ won: T[]; lost: unknown[] }> {
+  const settled = await Promise.allSettled(calls);
+  return {
+    won: settled.filter((s): s is PromiseFulfilledResult<Awaited<T>> => s.status === 'fulfilled').map((s) => s.value),
+    lost: settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected').map((s) => s.reason),
+  };
+}
+
+/** The filter data set: every form of SPEC section 3's subset is tried on it below. */
+const PEOPLE: Array<[string, Attributes]> = [
+  ['alice', { mail: 'alice@example.com', givenName: 'Alice', familyName: 'Anders', roles: ['admin', 'user'] }],
+  ['bob', { mail: 'bob@example.com', givenName: 'Bob', familyName: 'Berg', roles: ['user'] }],
+  ['Carol', { mail: 'carol@Example.ORG', givenName: 'Carol', familyName: "O'Brien", roles: [] }],
+  ['dave.d', { mail: 'dave_d@x.org', givenName: 'Dave', familyName: '100% Dahl', roles: ['auditor'], disabled: 'true' }],
+  ['eve', { mail: 'eve@x.org', givenName: 'Ève', roles: ['user', 'auditor'] }],
+  ['zed-1', { mail: 'z@x.org', givenName: 'Zoë', familyName: 'Ångström', roles: ['USER'] }],
+];
+
+const FILTERS: Array<[string, string[]]> = [
+  ['mail eq "BOB@example.com"', ['bob']],
+  ['mail ne "bob@example.com"', ['Carol', 'alice', 'dave.d', 'eve', 'zed-1']],
+  ['mail co "example"', ['Carol', 'alice', 'bob']],
+  ['mail sw "d"', ['dave.d']],
+  ['mail ew ".ORG"', ['Carol', 'dave.d', 'eve', 'zed-1']],
+  ['mail co "_"', ['dave.d']],
+  ['familyName pr', ['Carol', 'alice', 'bob', 'dave.d', 'zed-1']],
+  ['not (familyName pr)', ['eve']],
+  ['roles pr', ['alice', 'bob', 'dave.d', 'eve', 'zed-1']],
+  ['roles eq "user"', ['alice', 'bob', 'eve', 'zed-1']],
+  ['roles ne "user"', ['Carol', 'dave.d']],
+  ['roles eq "user" and roles eq "auditor"', ['eve']],
+  ['roles eq "admin" or disabled eq "true"', ['alice', 'dave.d']],
+  ['(roles eq "user" or roles eq "auditor") and not (mail ew ".org")', ['alice', 'bob']],
+  ['not (roles eq "user" or mail co "example")', ['dave.d']],
+  ['familyName co "%"', ['dave.d']],
+  ['familyName co "\'"', ['Carol']],
+  ['givenName eq "ève"', ['eve']],
+  ['givenName sw "ZO"', ['zed-1']],
+  ['familyName ew "STRÖM"', ['zed-1']],
+  ['uniqueId eq "CAROL"', ['Carol']],
+  ['uniqueId ne "alice"', ['Carol', 'bob', 'dave.d', 'eve', 'zed-1']],
+  ['uniqueId sw "d"', ['dave.d']],
+  ['uniqueId co "-"', ['zed-1']],
+  ['uniqueId ew "E"', ['alice', 'eve']],
+  ['uniqueId pr', ['Carol', 'alice', 'bob', 'dave.d', 'eve', 'zed-1']],
+  ['mail eq "nobody@example.com"', []],
+];
+
+export function subjectStoreContract(harness: SubjectStoreHarness): void {
+  const open: SubjectStore[] = [];
+  let store: SubjectStore;
+  let service: SubjectService;
+
+  /** The store as a second core would see it (the same store when the variant cannot be shared). */
+  const other = async (): Promise<SubjectStore> => {
+    if (!harness.twin) return store;
+    const twin = await harness.twin(store);
+    open.push(twin);
+    return twin;
+  };
+
+  beforeEach(async () => {
+    store = await harness.make();
+    open.push(store);
+    service = serviceOver(store);
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+
+  describe('CRUD', () => {
+    it('creates version 1 and reads it back exactly, by exact uniqueId only', async () => {
+      const created = await store.create(E, person('bob', 'Bob@Example.com', { familyName: 'Berg' }));
+      expect(created).toMatchObject({ uniqueId: 'bob', version: 1 });
+      expect(created.created).toBe(created.modified);
+      expect(Number.isNaN(Date.parse(created.created))).toBe(false);
+      const read = await store.get(E, 'bob');
+      expect(read).toEqual(created);
+      expect(read!.attributes).toEqual({ mail: 'Bob@Example.com', givenName: 'bob', roles: ['user'], familyName: 'Berg' });
+      await expect(store.get(E, 'Bob')).resolves.toBeUndefined();
+      await expect(store.exists(E, 'bob')).resolves.toBe(true);
+      await expect(store.exists(E, 'Bob')).resolves.toBe(false);
+      await expect(store.count(E)).resolves.toBe(1);
+    });
+
+    it('keeps contexts apart: the same uniqueId and the same mail in two contexts are two subjects', async () => {
+      await store.create(E, person('bob'));
+      await store.create(C, write('bob', { mail: 'bob@example.com', givenName: 'Customer Bob' }, C));
+      expect((await store.get(C, 'bob'))!.attributes.givenName).toBe('Customer Bob');
+      expect((await store.get(E, 'bob'))!.attributes.givenName).toBe('bob');
+      await store.delete(C, 'bob');
+      await expect(store.exists(C, 'bob')).resolves.toBe(false);
+      await expect(store.exists(E, 'bob')).resolves.toBe(true);
+      expect((await store.search(E, { offset: 0, quantity: 10 })).total).toBe(1);
+      await expect(store.count(C)).resolves.toBe(0);
+    });
+
+    it('finds a subject by any of its login names, folded', async () => {
+      await store.create(E, person('Bob', 'Bob.Berg@Example.com'));
+      expect((await service.findByLoginName(E, 'bob'))!.uniqueId).toBe('Bob');
+      expect((await service.findByLoginName(E, 'BOB.BERG@example.COM'))!.uniqueId).toBe('Bob');
+      await expect(service.findByLoginName(E, 'berg')).resolves.toBeUndefined();
+      await expect(service.findByLoginName(C, 'bob')).resolves.toBeUndefined();
+    });
+
+    it('updates: the version goes up, keys and search values follow the new attributes', async () => {
+      await store.create(E, person('bob', 'bob@example.com'));
+      const updated = await store.update(E, person('bob', 'robert@example.com', { givenName: 'Robert' }), 1);
+      expect(updated).toMatchObject({ uniqueId: 'bob', version: 2, attributes: { mail: 'robert@example.com', givenName: 'Robert' } });
+      expect(await store.get(E, 'bob')).toEqual(updated);
+      expect((await service.findByLoginName(E, 'robert@example.com'))!.uniqueId).toBe('bob');
+      await expect(service.findByLoginName(E, 'bob@example.com')).resolves.toBeUndefined();
+      expect(ids((await service.search(E, { filter: 'givenName eq "robert"', offset: 0, quantity: 10 })).results)).toEqual(['bob']);
+      expect((await service.search(E, { filter: 'mail eq "bob@example.com"', offset: 0, quantity: 10 })).total).toBe(0);
+      // The old mail is free again.
+      await store.create(E, person('bobby', 'bob@example.com'));
+    });
+
+    it('an update of a missing subject is NotFound; a stale version is PreconditionFailed and changes nothing', async () => {
+      await expect(store.update(E, person('ghost'))).rejects.toBeInstanceOf(NotFound);
+      await expect(store.update(E, person('ghost'), 1)).rejects.toBeInstanceOf(NotFound);
+      const created = await store.create(E, person('bob'));
+      await store.update(E, person('bob', 'bob@example.com', { givenName: 'B' }), 1);
+      await expect(store.update(E, person('bob', 'other@example.com', { givenName: 'C' }), 1)).rejects.toBeInstanceOf(PreconditionFailed);
+      const now = await store.get(E, 'bob');
+      expect(now).toMatchObject({ version: 2, attributes: { mail: 'bob@example.com', givenName: 'B' }, created: created.created });
+      await expect(service.findByLoginName(E, 'other@example.com')).resolves.toBeUndefined();
+    });
+
+    it('deletes a subject with its keys and search values', async () => {
+      await store.create(E, person('bob'));
+      await expect(store.delete(E, 'bob')).resolves.toBe(true);
+      await expect(store.delete(E, 'bob')).resolves.toBe(false);
+      await expect(store.get(E, 'bob')).resolves.toBeUndefined();
+      await expect(service.findByLoginName(E, 'bob@example.com')).resolves.toBeUndefined();
+      expect((await service.search(E, { search: 'bob', offset: 0, quantity: 10 })).total).toBe(0);
+      await expect(store.count(E)).resolves.toBe(0);
+      const again = await store.create(E, person('bob'));
+      expect(again.version).toBe(1);
+    });
+  });
+
+  describe('uniqueness, case-insensitive, enforced by the store', () => {
+    it('refuses a uniqueId that exists, in any case', async () => {
+      await store.create(E, person('bob'));
+      await expect(store.create(E, person('bob', 'x@example.com'))).rejects.toThrow(/subject bob exists/);
+      const variant = await store.create(E, person('BOB', 'y@example.com')).catch((e: unknown) => e);
+      expect(variant).toBeInstanceOf(Conflict);
+      expect((variant as Conflict).extensions.conflicts).toEqual(['login name']);
+      await expect(store.count(E)).resolves.toBe(1);
+    });
+
+    it('refuses a unique value or login name another subject holds, naming the attribute and never the value', async () => {
+      await store.create(E, person('alice', 'alice@example.com'));
+      const taken = await store.create(E, person('bob', 'ALICE@example.com')).catch((e: unknown) => e);
+      expect(taken).toBeInstanceOf(Conflict);
+      expect((taken as Conflict).extensions.conflicts).toEqual(expect.arrayContaining(['mail', 'login name']));
+      expect(JSON.stringify((taken as Conflict).extensions)).not.toContain('alice@');
+      // A uniqueId equal to another subject's login name, and a login name equal to another's uniqueId.
+      await expect(store.create(E, person('Alice@Example.com', 'other@example.com'))).rejects.toBeInstanceOf(Conflict);
+      await store.create(E, person('carol.c'));
+      await expect(store.update(E, person('alice', 'Carol.C'))).rejects.toBeInstanceOf(Conflict);
+      await expect(store.count(E)).resolves.toBe(2);
+    });
+
+    it('an update that would take another subject’s value is refused and changes nothing', async () => {
+      await store.create(E, person('alice'));
+      await store.create(E, person('bob'));
+      await expect(store.update(E, person('bob', 'alice@example.com', { givenName: 'Changed' }))).rejects.toBeInstanceOf(Conflict);
+      expect(await store.get(E, 'bob')).toMatchObject({ version: 1, attributes: { mail: 'bob@example.com', givenName: 'bob' } });
+      expect((await service.findByLoginName(E, 'bob@example.com'))!.uniqueId).toBe('bob');
+      expect((await service.search(E, { filter: 'givenName eq "changed"', offset: 0, quantity: 10 })).total).toBe(0);
+    });
+
+    it('of concurrent creates of one uniqueId in different cases, exactly one wins', async () => {
+      const second = await other();
+      const spellings = ['race', 'RACE', 'Race', 'rAce', 'raCe', 'racE', 'RAce', 'raCE'];
+      const { won, lost } = await race(spellings.map((id, i) => (i % 2 ? second : store).create(E, person(id, `${i}@race.org`))));
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(spellings.length - 1);
+      for (const error of lost) expect(error).toBeInstanceOf(Conflict);
+      await expect(store.count(E)).resolves.toBe(1);
+      expect((await service.findByLoginName(E, 'RACE'))!.uniqueId).toBe(won[0].uniqueId);
+    });
+
+    it('of concurrent creates claiming one mail in different cases, exactly one wins', async () => {
+      const second = await other();
+      const { won, lost } = await race(
+        Array.from({ length: 8 }, (_, i) => (i % 2 ? second : store).create(E, person(`user${i}`, i % 3 ? 'Same@Example.com' : 'same@example.COM'))),
+      );
+      expect(won).toHaveLength(1);
+      for (const error of lost) expect(error).toBeInstanceOf(Conflict);
+      expect((await service.findByLoginName(E, 'same@example.com'))!.uniqueId).toBe(won[0].uniqueId);
+      expect((await store.search(E, { offset: 0, quantity: 100 })).total).toBe(1);
+    });
+  });
+
+  describe('optimistic concurrency', () => {
+    it('of two concurrent updates with one If-Match version, exactly one wins and the other is PreconditionFailed', async () => {
+      await store.create(E, person('bob'));
+      const second = await other();
+      const { won, lost } = await race([
+        store.update(E, person('bob', 'bob@example.com', { givenName: 'first' }), 1),
+        second.update(E, person('bob', 'bob@example.com', { givenName: 'second' }), 1),
+      ]);
+      expect(won).toHaveLength(1);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]).toBeInstanceOf(PreconditionFailed);
+      expect(await store.get(E, 'bob')).toMatchObject({ version: 2, attributes: { givenName: won[0].attributes.givenName } });
+    });
+
+    it('through the service too: concurrent If-Match updates, exactly one 200', async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com' }, 'admin');
+      const second = serviceOver(await other());
+      const { won, lost } = await race([
+        service.update(E, 'bob', { givenName: 'one' }, 'admin', 1),
+        second.update(E, 'bob', { givenName: 'two' }, 'admin', 1),
+        service.update(E, 'bob', { givenName: 'three' }, 'admin', 1),
+      ]);
+      expect(won).toHaveLength(1);
+      expect(lost.every((e) => e instanceof PreconditionFailed)).toBe(true);
+      expect((await store.get(E, 'bob'))!.version).toBe(2);
+    });
+
+    it('concurrent updates without If-Match each keep what the others wrote (merged again, never lost)', async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com' }, 'admin');
+      const second = serviceOver(await other());
+      await Promise.all([
+        service.update(E, 'bob', { givenName: 'Robert' }, 'admin'),
+        second.update(E, 'bob', { familyName: 'Berg' }, 'admin'),
+        service.update(E, 'bob', { roles: ['user', 'auditor'] }, 'admin'),
+      ]);
+      const bob = (await store.get(E, 'bob'))!;
+      expect(bob.attributes).toMatchObject({ givenName: 'Robert', familyName: 'Berg', roles: ['user', 'auditor'] });
+      expect(bob.version).toBe(4);
+    });
+  });
+
+  describe('search', () => {
+    it('orders by uniqueId in code-point order, whatever the insertion order', async () => {
+      const names = ['bravo', 'Alpha', 'a-1', 'a.1', 'a_1', 'a+1', 'a@1', 'a1', '0zero', 'Zulu', 'zz', 'B2'];
+      for (const id of [...names].reverse()) await store.create(E, person(id, `${names.indexOf(id)}@order.org`));
+      const page = await store.search(E, { offset: 0, quantity: 100 });
+      expect(ids(page.results)).toEqual(codePointOrder(names));
+      expect(page.total).toBe(names.length);
+      expect(ids(await store.list(E, undefined, 100))).toEqual(codePointOrder(names));
+    });
+
+    describe('every filter form', () => {
+      beforeEach(async () => {
+        for (const [id, attributes] of PEOPLE) await service.create(E, id, attributes, 'admin');
+        // The same people in another context must never show.
+        await store.create(C, write('ghost', { mail: 'bob@example.com', givenName: 'Alice', roles: ['admin', 'user'] }, C));
+      });
+
+      it.each(FILTERS)('%s', async (filter, expected) => {
+        const page = await service.search(E, { filter, offset: 0, quantity: 100 });
+        expect(ids(page.results)).toEqual(expected);
+        expect(page.total).toBe(expected.length);
+      });
+
+      it('free text: a folded prefix of any search attribute, with a filter too', async () => {
+        const search = async (text: string, filter?: string) => ids((await service.search(E, { search: text, filter, offset: 0, quantity: 100 })).results);
+        expect(await search('ALI')).toEqual(['alice']);
+        expect(await search('b')).toEqual(['bob']);
+        expect(await search('ève')).toEqual(['eve']);
+        expect(await search('ång')).toEqual(['zed-1']);
+        expect(await search('d')).toEqual(['dave.d']);
+        expect(await search('e')).toEqual(['eve']);
+        expect(await search('c', 'roles pr')).toEqual([]);
+        expect(await search('c')).toEqual(['Carol']);
+        expect(await search('example')).toEqual([]);
+        expect(await search('%')).toEqual([]);
+      });
+
+      it('values are parameters: quotes and SQL in a filter or a search are only text', async () => {
+        const injection = `x" or "1" eq "1`;
+        await expect(service.search(E, { filter: `mail eq "${injection.replace(/"/g, '\\"')}"`, offset: 0, quantity: 10 })).resolves.toMatchObject({ total: 0 });
+        expect((await service.search(E, { search: "'; DROP TABLE subjects; --", offset: 0, quantity: 10 })).total).toBe(0);
+        expect((await service.search(E, { filter: 'familyName eq "o\'brien"', offset: 0, quantity: 10 })).total).toBe(1);
+        await expect(store.count(E)).resolves.toBe(PEOPLE.length);
+      });
+    });
+
+    it('pages: offset and quantity over the ordered results, with the total of all matches', async () => {
+      for (let i = 24; i >= 0; i--) await store.create(E, person(`s${String(i).padStart(2, '0')}`));
+      const page = (offset: number, quantity: number, filter?: string) => service.search(E, { offset, quantity, filter });
+      const first = await page(0, 10);
+      expect(ids(first.results)).toEqual(Array.from({ length: 10 }, (_, i) => `s0${i}`));
+      expect(first.total).toBe(25);
+      expect(ids((await page(20, 10)).results)).toEqual(['s20', 's21', 's22', 's23', 's24']);
+      await expect(page(30, 10)).resolves.toEqual({ results: [], total: 25 });
+      const filtered = await page(1, 2, 'uniqueId sw "s1"');
+      expect(ids(filtered.results)).toEqual(['s11', 's12']);
+      expect(filtered.total).toBe(10);
+      await expect(service.search(E, { offset: 0, quantity: 10, filter: 'uniqueId eq "none"' })).resolves.toEqual({ results: [], total: 0 });
+    });
+
+    it('lists a context in keyset pages (what export walks)', async () => {
+      for (let i = 0; i < 7; i++) await store.create(E, person(`k${i}`));
+      await store.create(C, write('k0', { mail: 'k0@example.com' }, C));
+      expect(ids(await store.list(E, undefined, 3))).toEqual(['k0', 'k1', 'k2']);
+      expect(ids(await store.list(E, 'k2', 3))).toEqual(['k3', 'k4', 'k5']);
+      expect(ids(await store.list(E, 'k5', 3))).toEqual(['k6']);
+      expect(await store.list(E, 'k6', 3)).toEqual([]);
+      expect(await store.list(E, undefined, 3)).toEqual(await Promise.all(['k0', 'k1', 'k2'].map(async (id) => (await store.get(E, id))!)));
+    });
+  });
+
+  describe('hashes', () => {
+    it('keeps password and answer hashes byte for byte, and they verify', async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com', password: 'Correct-horse-9', passwordQuestions: ['Pet?', 'City?'], passwordAnswers: ['Rex', 'Oslo'] }, 'admin');
+      const stored = (await store.get(E, 'bob'))!;
+      const hash = stored.attributes.password as string;
+      const answers = stored.attributes.passwordAnswers as string[];
+      expect(hash).toMatch(/^\$argon2id\$v=19\$m=1024,t=1,p=1\$/);
+      expect(answers).toHaveLength(2);
+      expect((await hasher.verify(hash, 'Correct-horse-9')).ok).toBe(true);
+      expect((await hasher.verify(answers[1], 'oslo')).ok).toBe(true);
+      // Unchanged by an update of something else, by a search, by a listing.
+      await service.update(E, 'bob', { givenName: 'Bob' }, 'self');
+      const after = (await store.get(E, 'bob'))!;
+      expect(after.attributes.password).toBe(hash);
+      expect(after.attributes.passwordAnswers).toEqual(answers);
+      expect((await store.findByKey(E, 'login:bob'))!.attributes.password).toBe(hash);
+      expect((await store.list(E, undefined, 1))[0].attributes.password).toBe(hash);
+      expect((await store.search(E, { offset: 0, quantity: 1 })).results[0].attributes.passwordAnswers).toEqual(answers);
+      // A new password is a new hash; a hash upgrade stores exactly what it is given.
+      await service.update(E, 'bob', { password: 'Another-horse-8' }, 'admin');
+      expect((await hasher.verify((await store.get(E, 'bob'))!.attributes.password as string, 'Another-horse-8')).ok).toBe(true);
+      const given = '$scrypt$ln=15,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+      await service.setPasswordHash(E, 'bob', given);
+      expect((await store.get(E, 'bob'))!.attributes.password).toBe(given);
+    });
+  });
+
+  describe('import', () => {
+    const at = (day: number) => new Date(Date.UTC(2024, 0, day, 12, 30, 15, 123)).toISOString();
+    const imported = (id: string, mail?: string, day = 1): ImportedSubject => ({ write: person(id, mail), created: at(day), modified: at(day + 1) });
+
+    it('writes subjects with their timestamps, as version 1, searchable and with their keys', async () => {
+      const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+      const progress: number[] = [];
+      await store.importSubjects(
+        E,
+        [imported('bob'), { write: person('alice', undefined, { password: hash }), created: at(3), modified: at(4) }],
+        { replace: false, onProgress: (n) => progress.push(n) },
+      );
+      expect(progress[progress.length - 1]).toBe(2);
+      expect(await store.get(E, 'alice')).toEqual({
+        uniqueId: 'alice',
+        attributes: { mail: 'alice@example.com', givenName: 'alice', roles: ['user'], password: hash },
+        version: 1,
+        created: at(3),
+        modified: at(4),
+      });
+      expect((await service.findByLoginName(E, 'BOB@example.com'))!.uniqueId).toBe('bob');
+      expect(ids((await service.search(E, { search: 'al', offset: 0, quantity: 10 })).results)).toEqual(['alice']);
+    });
+
+    it('is all or nothing: a uniqueId that exists refuses the whole import, naming it', async () => {
+      await store.create(E, person('bob'));
+      const error = await store.importSubjects(E, [imported('alice'), imported('bob', 'new@example.com'), imported('carol')], { replace: false }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Conflict);
+      expect((error as Conflict).extensions.uniqueId).toBe('bob');
+      expect(ids(await store.list(E, undefined, 10))).toEqual(['bob']);
+      await expect(service.findByLoginName(E, 'alice@example.com')).resolves.toBeUndefined();
+    });
+
+    it('is all or nothing: a value another subject holds refuses the whole import, naming the subject', async () => {
+      await store.create(E, person('alice'));
+      for (const batch of [
+        [imported('bob'), imported('carol', 'ALICE@example.com')],
+        [imported('bob'), imported('dave', 'bob@EXAMPLE.com')],
+        [imported('bob'), imported('Alice', 'other@example.com')],
+      ]) {
+        const error = await store.importSubjects(E, batch, { replace: false }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Conflict);
+        expect((error as Conflict).extensions.uniqueId).toBe(batch[1].write.uniqueId);
+        expect(ids(await store.list(E, undefined, 10))).toEqual(['alice']);
+      }
+    });
+
+    it('with replace, replaces an existing subject: new attributes and keys, its version up', async () => {
+      await store.create(E, person('bob'));
+      await store.update(E, person('bob', 'bob@example.com', { givenName: 'B' }));
+      await store.importSubjects(E, [imported('bob', 'robert@example.com', 5), imported('alice')], { replace: true });
+      expect(await store.get(E, 'bob')).toMatchObject({ version: 3, created: at(5), modified: at(6), attributes: { mail: 'robert@example.com', givenName: 'bob' } });
+      await expect(service.findByLoginName(E, 'bob@example.com')).resolves.toBeUndefined();
+      expect((await service.findByLoginName(E, 'robert@example.com'))!.uniqueId).toBe('bob');
+      await expect(store.count(E)).resolves.toBe(2);
+    });
+
+    it('imports many subjects in one call', async () => {
+      const many = Array.from({ length: 1_234 }, (_, i) => imported(`m${String(i).padStart(5, '0')}`));
+      await store.importSubjects(E, many, { replace: false });
+      await expect(store.count(E)).resolves.toBe(1_234);
+      expect(ids((await service.search(E, { filter: 'mail eq "m01000@example.com"', offset: 0, quantity: 10 })).results)).toEqual(['m01000']);
+      expect(ids(await store.list(E, 'm01231', 10))).toEqual(['m01232', 'm01233']);
+    });
+  });
+}
