@@ -41,3 +41,11 @@ export function suiteSchemas(tag: string): { create(): Promise<{ schema: string;
     },
   };
 }
+
+/** A `configure` for startTestServer (or any demo-shaped document): every context on PostgreSQL at `url`. */
+export function onPostgres(url: string, settings: Record<string, unknown> = {}): (doc: Record<string, unknown>) => void {
+  return (doc) => {
+    for (const context of doc.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
+    doc.stores = { ...(doc.stores as object | undefined), postgres: { url, ...settings } };
+  };
+}
