@@ -1,43 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { bodyOf } from '../helpers/json';
-
-const BIN = resolve(__dirname, '../../dist/bin/svc.js');
-
-interface Demo {
-  child: ChildProcess;
-  core: string;
-  gateway: string;
-  log: string[];
-}
-
-/** Runs the built `svc demo` (what `npm start` runs) on ephemeral ports, until it says it is ready. */
-function startDemo(dataDir: string): Promise<Demo> {
-  const child = spawn(process.execPath, [BIN, 'demo'], {
-    env: { ...process.env, SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const log: string[] = [];
-  return new Promise((resolvePromise, reject) => {
-    child.once('exit', (code) => reject(new Error(`svc demo exited with ${code}: ${log.join('\n')}`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      log.push(line);
-      const entry = JSON.parse(line) as { msg?: string; core?: string; gateway?: string };
-      if (entry.msg === 'svc demo ready') resolvePromise({ child, core: entry.core!, gateway: entry.gateway!, log });
-    });
-  });
-}
-
-function stop(demo: Demo): Promise<number | null> {
-  return new Promise((resolvePromise) => {
-    demo.child.removeAllListeners('exit');
-    demo.child.once('exit', (code) => resolvePromise(code));
-    demo.child.kill('SIGTERM');
-  });
-}
+import { startDemo, stopSvc as stop } from '../helpers/svc-process';
 
 async function login(core: string, user: string, password: string): Promise<Response> {
   return fetch(`${core}/login`, {

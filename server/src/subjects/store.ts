@@ -86,5 +86,6 @@ export function keysTaken(keys: string[]): Conflict {
  */
 export function importConflict(uniqueId: string, error: unknown): unknown {
   if (!(error instanceof Conflict)) return error;
-  return new Conflict(`subject ${uniqueId}: ${error.message}`, { extensions: { ...error.extensions, uniqueId } });
+  const detail = error.message.startsWith(`subject ${uniqueId} `) ? error.message : `subject ${uniqueId}: ${error.message}`;
+  return new Conflict(detail, { extensions: { ...error.extensions, uniqueId } });
 }

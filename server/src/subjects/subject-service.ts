@@ -110,7 +110,9 @@ export class SubjectService {
       }
       if (hashes) return Object.assign(attributes, hashes);
       await this.protectSecrets(config, uniqueId, attributes, checked);
-      const secrets = [config.definition.password, config.forgottenPassword.answersAttribute].filter((name): name is string => name !== undefined && checked[name] != null);
+      const secrets = [config.definition.password, config.forgottenPassword.answersAttribute].filter(
+        (name): name is string => name !== undefined && checked[name] !== undefined && checked[name] !== null,
+      );
       hashes = Object.fromEntries(secrets.map((name) => [name, attributes[name]]));
       return attributes;
     });

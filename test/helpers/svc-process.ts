@@ -1,0 +1,68 @@
+/** The built `svc` command (dist/bin/svc.js) as real child processes: one-shot commands and the demo. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const BIN = resolve(__dirname, '../../dist/bin/svc.js');
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `svc ARGS` to its end, with `stdin` written to it (or none). */
+export function runSvc(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  child.stdin.end(options.stdin ?? '');
+  return new Promise((resolvePromise, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/** A long-running svc process, with the JSON lines it logged so far. */
+export interface Running {
+  child: ChildProcess;
+  log: string[];
+}
+
+/**
+ * Starts `svc ARGS` and resolves with the first log entry `ready(entry)` accepts (a process that
+ * exits first rejects, with its log).
+ */
+export function startSvc<T>(args: string[], env: NodeJS.ProcessEnv, ready: (entry: Record<string, unknown>) => T | undefined): Promise<Running & { ready: T }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, SVC_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const log: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolvePromise, reject) => {
+    child.once('exit', (code) => reject(new Error(`svc ${args[0]} exited with ${code}: ${log.join('\n')}${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      log.push(line);
+      const found = ready(JSON.parse(line) as Record<string, unknown>);
+      if (found !== undefined) resolvePromise({ child, log, ready: found });
+    });
+  });
+}
+
+/** SIGTERM, and the exit code. */
+export function stopSvc(running: Running): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    running.child.removeAllListeners('exit');
+    if (running.child.exitCode !== null) return resolvePromise(running.child.exitCode);
+    running.child.once('exit', (code) => resolvePromise(code));
+    running.child.kill('SIGTERM');
+  });
+}
+
+/** `svc demo` on ephemeral ports in `dataDir`, until it says it is ready. */
+export function startDemo(dataDir: string): Promise<Running & { core: string; gateway: string }> {
+  return startSvc(['demo'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0' }, (entry) =>
+    entry.msg === 'svc demo ready' ? { core: entry.core as string, gateway: entry.gateway as string } : undefined,
+  ).then((running) => ({ ...running, ...running.ready }));
+}
