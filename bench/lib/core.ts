@@ -28,9 +28,9 @@ export async function settle(url: string): Promise<void> {
   throw new Error('the server did not become idle within 120 s');
 }
 
-/** Runs `body` against a fresh core server process (servers/core.ts), stopped afterwards. */
-export function withCore<R>(options: { subjects?: number }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
-  const args = options.subjects ? ['--subjects', String(options.subjects)] : [];
+/** Runs `body` against a fresh core server process (servers/core.ts) on the given store (SQLite by default), stopped afterwards. */
+export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres' }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
+  const args = [...(options.subjects ? ['--subjects', String(options.subjects)] : []), ...(options.store ? ['--store', options.store] : [])];
   return withChild<CoreReady, R>('servers/core', args, (child) =>
     body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url) }),
   );

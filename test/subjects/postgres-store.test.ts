@@ -9,13 +9,22 @@ import { ServiceUnavailable } from '../../common/src/errors';
 import { DEFAULT_POSTGRES } from '../../server/src/config/defaults';
 import type { PostgresSettings } from '../../server/src/config/types';
 import { LATEST_VERSION, MIGRATIONS } from '../../server/src/subjects/postgres-migrations';
-import { PostgresSubjectStore } from '../../server/src/subjects/postgres-store';
+import { parseTimestamp, PostgresSubjectStore } from '../../server/src/subjects/postgres-store';
 import type { SubjectStore } from '../../server/src/subjects/store';
 import { adminQuery, suiteSchemas } from '../helpers/postgres';
 import { describeWithService, PG_URL, postgresRequirement } from '../helpers/services';
 import { subjectStoreContract } from './store-contract';
 
 const postgres = postgresRequirement();
+
+test('timestamps read back as ISO 8601 in UTC with milliseconds, whatever form PostgreSQL gives', () => {
+  expect(parseTimestamp('2024-01-02 03:04:05.678+00')).toBe('2024-01-02T03:04:05.678Z');
+  expect(parseTimestamp('2024-01-02 03:04:05+00')).toBe('2024-01-02T03:04:05.000Z');
+  expect(parseTimestamp('2024-01-02 03:04:05.5+00')).toBe('2024-01-02T03:04:05.500Z');
+  expect(parseTimestamp('2024-01-02 03:04:05.678901+00')).toBe('2024-01-02T03:04:05.678Z');
+  expect(parseTimestamp('2024-01-02 05:04:05.678+02')).toBe('2024-01-02T03:04:05.678Z');
+  expect(parseTimestamp('2024-01-02 03:34:05.678+00:30')).toBe('2024-01-02T03:04:05.678Z');
+});
 
 describeWithService(postgres, 'PostgresSubjectStore', () => {
   const schemas = suiteSchemas('store');
