@@ -1,4 +1,4 @@
-import { DatabaseError, Pool, types, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
+import { Client, DatabaseError, Pool, types, type PoolClient, type QueryConfig, type QueryResultRow } from 'pg';
 import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
 import type { PostgresSettings } from '../config/types';
@@ -101,7 +101,9 @@ export class PostgresSubjectStore implements SubjectStore {
       // A core that stalls inside a transaction must not hold row locks for long.
       idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
       idleTimeoutMillis: 30_000,
+      // Probes on an idle connection after 10 s, so that a vanished database is noticed.
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'svc',
       types: typeParsers,
     });
@@ -125,25 +127,31 @@ export class PostgresSubjectStore implements SubjectStore {
   }
 
   private async prepare(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      if (this.settings.migrate === 'refuse') await checkSchema(client);
-      else {
-        const applied = await migrateSchema(client);
-        if (applied.length) this.options.log?.info({ store: 'postgres', applied }, 'PostgreSQL schema migrated');
+    if (this.settings.migrate === 'refuse') {
+      const client = await this.pool.connect();
+      try {
+        await checkSchema(client);
+      } finally {
+        client.release();
       }
-    } finally {
-      client.release();
+      return;
     }
+    const applied = await this.migrate();
+    if (applied.length) this.options.log?.info({ store: 'postgres', applied }, 'PostgreSQL schema migrated');
   }
 
-  /** `svc migrate`: applies pending migrations whatever `migrate` says; returns the versions applied. */
+  /**
+   * `svc migrate` (and `migrate: auto`): applies pending migrations whatever `migrate` says, and
+   * returns the versions applied. On a connection of its own, outside the pool's statement
+   * timeouts: a migration on a large table, or waiting for another core's, may take longer.
+   */
   async migrate(): Promise<number[]> {
-    const client = await this.pool.connect();
+    const client = new Client({ connectionString: inUtc(this.settings.url), connectionTimeoutMillis: this.settings.connectTimeoutMs, application_name: 'svc migrate' });
+    await client.connect();
     try {
       return await migrateSchema(client);
     } finally {
-      client.release();
+      await client.end();
     }
   }
 
