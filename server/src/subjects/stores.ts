@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import type { Logger } from '../../../common/src/log';
 import type { SubjectStoreKind, SvcConfig } from '../config/types';
 import { MemorySubjectStore } from './memory-store';
-import { PostgresSubjectStore } from './postgres-store';
 import { SqliteSubjectStore } from './sqlite-store';
 import type { SubjectStore } from './store';
 
@@ -20,6 +19,9 @@ export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, op
       const settings = config.stores.postgres;
       // The configuration's cross-checks refuse a postgres context without the section.
       if (!settings) throw new Error('a context is on "postgres" but the configuration has no stores.postgres');
+      // Loaded when a context needs it: every svc process (the CLI's too) would otherwise load pg at start.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { PostgresSubjectStore } = require('./postgres-store') as typeof import('./postgres-store');
       return new PostgresSubjectStore(settings, { log: options.log });
     }
     case 'sqlite': {
