@@ -1,4 +1,4 @@
-import { signPrincipalAssertion, ASSERTION_HEADER } from '../../common/src/assertion/principal-assertion';
+import { signPrincipalAssertion, ASSERTION_HEADER, type PrincipalName } from '../../common/src/assertion/principal-assertion';
 import type { GatewayReady } from '../servers/core-shared';
 import { withChild } from './child';
 import { settle } from './core';
@@ -8,7 +8,7 @@ export interface GatewayUnderTest extends GatewayReady {
    * Headers carrying a fresh `X-Svc-Principal` assertion (new nonce, current time) for one request
    * of `user` through this gateway; the visitor handle is fixed, as for one portal session.
    */
-  assertion(user: string | null, method: string, pathAndQuery: string): Record<string, string>;
+  assertion(user: PrincipalName | null, method: string, pathAndQuery: string): Record<string, string>;
   /**
    * Waits until the gateway has a healthy core again (GET /ready is 200), then until it answers
    * GET /health within 50 ms (see CoreUnderTest.settle). A load generator that stops closes its

@@ -33,7 +33,7 @@ export const gateway: Scenario = {
         const direct = (connections: number) =>
           rawLoop({ ...base, connections, origin: core.url, path: '/svc/resources/contexts/employees/subjects/bob?isAllowed=READ', headers: { ...base.headers, Cookie: core.cookie('bob') } });
         const through = (connections: number) =>
-          rawLoop({ ...base, connections, origin: gw.url, path: `${gw.root}/api/contexts/employees/subjects/bob?isAllowed=READ`, nextHeaders: (method, sent) => gw.assertion('bob', method, sent) });
+          rawLoop({ ...base, connections, origin: gw.url, path: `${gw.root}/api/contexts/employees/subjects/bob?isAllowed=READ`, nextHeaders: (method, sent) => gw.assertion({ contextId: 'employees', uniqueId: 'bob' }, method, sent) });
         const many = ctx.connections * SATURATING;
         await core.settle();
         const directRow = loadRow(`check form 3 direct, raw loop, ${many} connections (USER bob)`, await direct(many), { target: 'reference' });

@@ -4,7 +4,7 @@
  * one login. A session lives on the core that made it, so the key includes the core: a user whose
  * core failed simply gets a new session on the next one.
  */
-import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
+import { formatPrincipalName, type VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import type { CoreLogin } from './core-login';
 import { audit, type GatewayMetrics, type Logger } from './observability';
 import { principalKey } from './trust';
@@ -99,9 +99,10 @@ export class CoreSessions {
     const pending = this.#pending.get(key);
     if (pending) return pending;
     const kind = principal.user === null ? 'visitor' : 'user';
-    const who = { portal: principal.portalId, ...(principal.user === null ? { visitor: principal.visitor } : { user: principal.user }), core };
+    const user = principal.user === null ? null : formatPrincipalName(principal.user);
+    const who = { portal: principal.portalId, ...(user === null ? { visitor: principal.visitor } : { user }), core };
     const attempt = this.#options.login
-      .login(core, principal.user)
+      .login(core, user)
       .then((cookie) => {
         const session: CoreSession = { core, cookie, anonymous: principal.user === null };
         this.#store(key, session, principalKey(principal));

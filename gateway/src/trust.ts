@@ -5,6 +5,7 @@
 import type { Request } from 'express';
 import {
   ASSERTION_HEADER,
+  formatPrincipalName,
   PrincipalAssertionRejected,
   verifyPrincipalAssertion,
   type VerifiedPrincipal,
@@ -25,7 +26,7 @@ export interface TrustOptions {
 
 /** The cache key of a portal principal: a user of a portal, or one anonymous visitor of it. */
 export function principalKey(principal: VerifiedPrincipal): string {
-  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principal.user}`;
+  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${formatPrincipalName(principal.user)}`;
 }
 
 /**

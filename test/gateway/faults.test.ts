@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningGateway } from '../../gateway/src/index';
 import { startTestServer, type TestServer } from '../helpers/core-server';
-import { send, startTestGateway } from './gateway-helpers';
+import { employee, send, startTestGateway } from './gateway-helpers';
 
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -77,7 +77,7 @@ describe('faults', () => {
 
       await first.close();
       for (let i = 0; i < 6; i++) {
-        const answer = await send(gateway, '/gw/api/session', { user: i % 2 ? 'alice' : 'bob' });
+        const answer = await send(gateway, '/gw/api/session', { user: employee(i % 2 ? 'alice' : 'bob') });
         expect(answer.status).toBe(200);
         expect(answer.json()).toMatchObject({ session: { type: 'USER' } });
       }

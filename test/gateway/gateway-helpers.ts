@@ -1,12 +1,15 @@
 import http from 'node:http';
 import pino from 'pino';
-import { signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
+import { signPrincipalAssertion, type PrincipalName } from '../../common/src/assertion/principal-assertion';
 import { buildGatewayConfig, type GatewayConfig } from '../../gateway/src/config';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 
 export const PORTAL = 'demo-portal';
 export const PORTAL_SECRET = TEST_CREDENTIALS.portals[PORTAL];
+
+/** A subject of the test configuration's `employees` context, as an assertion names it. */
+export const employee = (uniqueId: string): PrincipalName => ({ contextId: 'employees', uniqueId });
 
 export function gatewayConfig(cores: string[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   return buildGatewayConfig({
@@ -38,7 +41,7 @@ export interface Answer {
 export interface SendOptions {
   method?: string;
   /** null: an anonymous visitor; undefined with `assertion: false`: no header at all. */
-  user?: string | null;
+  user?: PrincipalName | null;
   visitor?: string;
   headers?: Record<string, string>;
   body?: string;
@@ -55,7 +58,7 @@ export function send(gateway: RunningGateway, pathAndQuery: string, options: Sen
     headers['x-svc-principal'] = signPrincipalAssertion({
       portalId: PORTAL,
       secret: PORTAL_SECRET,
-      user: options.user === undefined ? 'alice' : options.user,
+      user: options.user === undefined ? employee('alice') : options.user,
       visitor: options.visitor ?? 'portal-session-1',
       method,
       pathAndQuery,

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
 import { startTestServer } from '../helpers/core-server';
-import { PORTAL, PORTAL_SECRET, send, startTestGateway } from './gateway-helpers';
+import { PORTAL, PORTAL_SECRET, employee, send, startTestGateway } from './gateway-helpers';
 
 /**
  * A portal that hangs up before the core answers must not take the core out of the pool: the
@@ -34,7 +34,7 @@ test('a portal hanging up mid-request leaves the core in the pool', async () => 
   const gateway = await startTestGateway([relayUrl]);
   try {
     // Log bob in first (through the relay, unheld), so the held request is the session read itself.
-    const warm = send(gateway, '/gw/api/session', { user: 'bob' });
+    const warm = send(gateway, '/gw/api/session', { user: employee('bob') });
     while (held.length === 0) await new Promise((r) => setTimeout(r, 5));
     held.shift()!();
     expect((await warm).status).toBe(200);
@@ -47,7 +47,7 @@ test('a portal hanging up mid-request leaves the core in the pool', async () => 
       port: url.port,
       path,
       agent: false,
-      headers: { 'x-svc-principal': signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'bob', visitor: 'v1', method: 'GET', pathAndQuery: path }) },
+      headers: { 'x-svc-principal': signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('bob'), visitor: 'v1', method: 'GET', pathAndQuery: path }) },
     });
     hungUp.on('error', () => undefined);
     hungUp.end();
@@ -57,7 +57,7 @@ test('a portal hanging up mid-request leaves the core in the pool', async () => 
     held.shift()!();
     await new Promise((r) => setTimeout(r, 50));
 
-    const next = send(gateway, '/gw/api/contexts', { user: 'bob' });
+    const next = send(gateway, '/gw/api/contexts', { user: employee('bob') });
     expect((await next).status).toBe(200);
     expect((await send(gateway, '/ready', { assertion: false })).status).toBe(200);
   } finally {

@@ -1,7 +1,7 @@
 import { Connection } from '../../client/src/connection';
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
-import { coreRequestCount, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
+import { coreRequestCount, employee, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
 
 let core: TestServer;
 let gateway: RunningGateway;
@@ -50,7 +50,7 @@ describe('stripping', () => {
 });
 
 describe('the four check forms pass through', () => {
-  const asBob = { user: 'bob' };
+  const asBob = { user: employee('bob') };
   it.each([
     ['1: HEAD + X-Operation', 'HEAD', ALICE, { 'x-operation': 'DELETE' }],
     ['2: real method + ?isAllowed=', 'DELETE', `${ALICE}?isAllowed=DELETE`, {}],
@@ -122,16 +122,16 @@ describe('core sessions', () => {
 
   it('POST /api/logout ends the core session and drops it from the cache', async () => {
     const from = seen.length;
-    expect((await send(gateway, '/gw/api/session', { user: 'bob' })).status).toBe(200);
+    expect((await send(gateway, '/gw/api/session', { user: employee('bob') })).status).toBe(200);
     const cookie = cookieOf(seen.slice(from).find((req) => req.url === '/svc/resources/session')!).split('=')[1];
     expect((await core.core.sessions.resolve(cookie)).session).toBeDefined();
 
-    const logout = await send(gateway, '/gw/api/logout', { user: 'bob', method: 'POST' });
+    const logout = await send(gateway, '/gw/api/logout', { user: employee('bob'), method: 'POST' });
     expect(logout.status).toBe(204);
     expect((await core.core.sessions.resolve(cookie)).session).toBeUndefined();
 
     const again = seen.length;
-    expect((await send(gateway, '/gw/api/session', { user: 'bob' })).json()).toMatchObject({ session: { principal: { uniqueId: 'bob' } } });
+    expect((await send(gateway, '/gw/api/session', { user: employee('bob') })).json()).toMatchObject({ session: { principal: { uniqueId: 'bob' } } });
     expect(seen.slice(again).some((req) => req.url === '/svc/login')).toBe(true);
   });
 });

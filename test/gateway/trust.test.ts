@@ -1,7 +1,7 @@
 import { signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
 import type { RunningGateway } from '../../gateway/src/index';
 import { startTestServer, type TestServer } from '../helpers/core-server';
-import { PORTAL, PORTAL_SECRET, coreRequestCount, send, startTestGateway } from './gateway-helpers';
+import { PORTAL, PORTAL_SECRET, coreRequestCount, employee, send, startTestGateway } from './gateway-helpers';
 
 let core: TestServer;
 let gateway: RunningGateway;
@@ -33,10 +33,10 @@ describe('portal trust', () => {
 
   const refusals: [string, (path: string) => Parameters<typeof send>[2]][] = [
     ['missing', () => ({ assertion: false })],
-    ['forged', (path) => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: 'x'.repeat(43), user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path }) })],
-    ['expired', (path) => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path, now: Math.floor(Date.now() / 1000) - 61 }) })],
-    ['signed for another path', () => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'svcadmin', visitor: 'v', method: 'GET', pathAndQuery: '/gw/api/contexts' }) })],
-    ['unknown portal', (path) => ({ assertion: signPrincipalAssertion({ portalId: 'other', secret: PORTAL_SECRET, user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path }) })],
+    ['forged', (path) => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: 'x'.repeat(43), user: employee('alice'), visitor: 'v', method: 'GET', pathAndQuery: path }) })],
+    ['expired', (path) => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('alice'), visitor: 'v', method: 'GET', pathAndQuery: path, now: Math.floor(Date.now() / 1000) - 61 }) })],
+    ['signed for another path', () => ({ assertion: signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('svcadmin'), visitor: 'v', method: 'GET', pathAndQuery: '/gw/api/contexts' }) })],
+    ['unknown portal', (path) => ({ assertion: signPrincipalAssertion({ portalId: 'other', secret: PORTAL_SECRET, user: employee('alice'), visitor: 'v', method: 'GET', pathAndQuery: path }) })],
     ['garbage', () => ({ assertion: 'v1.demo-portal....' })],
   ];
 
@@ -52,7 +52,7 @@ describe('portal trust', () => {
 
   it('a replayed assertion is 401 and reaches nothing', async () => {
     const path = '/gw/api/session';
-    const assertion = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path });
+    const assertion = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('alice'), visitor: 'v', method: 'GET', pathAndQuery: path });
     expect((await send(gateway, path, { assertion })).status).toBe(200);
     const before = await coreRequestCount(core);
     const replay = await send(gateway, path, { assertion });
@@ -75,7 +75,7 @@ describe('the nonce cache', () => {
     const small = await startTestGateway([core.baseUrl], { nonceCacheSize: 2 });
     try {
       const path = '/gw/api/session';
-      const first = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: 'alice', visitor: 'v', method: 'GET', pathAndQuery: path });
+      const first = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('alice'), visitor: 'v', method: 'GET', pathAndQuery: path });
       expect((await send(small, path, { assertion: first })).status).toBe(200);
       expect((await send(small, path)).status).toBe(200);
       const third = await send(small, path);

@@ -1,19 +1,27 @@
 /**
- * The portal's principal assertion of SPEC section 9:
- * `X-Svc-Principal: v1.<portalId>.<user>.<visitor>.<ts>.<nonce>.<sig>`, where
- * sig = base64url(HMAC-SHA256(portal secret as UTF-8, everything before `.<sig>` + `|` + METHOD + `|`
- * + path and query as sent to the gateway)).
+ * The portal's principal assertion of SPEC section 9 (version 2):
+ * `X-Svc-Principal: v2.<portalId>.<user>.<visitor>.<address>.<ts>.<nonce>.<sig>`, where `user` is
+ * base64url of `contextId/uniqueId` (empty for an anonymous visitor), `visitor` base64url of the
+ * portal's handle for the visitor's portal session, `address` base64url of the visitor's IP address
+ * (empty when unknown), and sig = base64url(HMAC-SHA256(portal secret as UTF-8, everything before
+ * `.<sig>` + `|` + METHOD + `|` + path and query as sent to the gateway)).
  *
- * It lives in `common` because two processes share it: the portal driver signs, the gateway verifies.
+ * It lives in `common` because two processes share it: the portal signs, the gateway verifies.
  * Binding method and path means a captured header is good for one request only, and the nonce makes
- * even that request unrepeatable.
+ * even that request unrepeatable. The user names its context so that a name registered in one
+ * context can never be read as the same name in another; v1 (a bare uniqueId) is refused.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
 import { InvalidAssertion } from '../errors';
 import type { NonceStore } from '../nonce-store';
 import { MIN_SECRET_LENGTH, NONCE_BYTES, base64urlDecode, base64urlEncode, isNonce, unixSeconds } from '../clientcred/format';
+import { formatPrincipalName, parsePrincipalName, type PrincipalName } from '../principal-name';
+
+export { formatPrincipalName, parsePrincipalName, type PrincipalName } from '../principal-name';
 
 export const ASSERTION_HEADER = 'X-Svc-Principal';
+export const ASSERTION_VERSION = 'v2';
 /** An assertion is accepted when `|now - ts| <= 60`. */
 export const ASSERTION_WINDOW_SECONDS = 60;
 /** Longer than any moment the window still accepts the assertion (ts 60 s ahead, plus 60 s). */
@@ -26,6 +34,8 @@ const PORTAL_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const TIMESTAMP = /^(0|[1-9][0-9]{0,15})$/;
 const METHOD = /^[A-Za-z-]{1,32}$/;
 const SIG_BYTES = 32;
+/** The longest textual IP address (an IPv4-mapped IPv6 address with a zone is shorter). */
+const MAX_ADDRESS_LENGTH = 45;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export type PrincipalAssertionFailureReason = 'malformed' | 'unknown_portal' | 'bad_signature' | 'stale' | 'replayed';
@@ -47,17 +57,19 @@ export interface SignPrincipalAssertionInput {
   portalId: string;
   /** The portal's secret (at least 43 characters), used as UTF-8 bytes. */
   secret: string;
-  /** The portal user's id, or null for an anonymous visitor. */
-  user: string | null;
+  /** The portal user's svc subject; absent or null for an anonymous visitor. */
+  user?: PrincipalName | null;
   /** The portal's session handle for this visitor: 1-128 bytes (a string is taken as UTF-8). */
   visitor: string | Uint8Array;
+  /** The visitor's IP address as the portal saw it (IPv4 or IPv6 text); absent or null when unknown. */
+  address?: string | null;
   /** HTTP method of the request to the gateway (upper-cased). */
   method: string;
   /** Path and query exactly as sent to the gateway, e.g. `/gw/api/session?x=1`. */
   pathAndQuery: string;
   /** Unix seconds; defaults to now. */
   now?: number;
-  /** 16 bytes base64url; defaults to random. Inject only to reproduce the test vector. */
+  /** 16 bytes base64url; defaults to random. Inject only to reproduce the test vectors. */
   nonce?: string;
 }
 
@@ -65,24 +77,31 @@ export interface SignPrincipalAssertionInput {
  * The `X-Svc-Principal` header value for one request. Bad input is a caller mistake (TypeError).
  *
  * @example
- *   headers[ASSERTION_HEADER] = signPrincipalAssertion({ portalId: 'demo-portal', secret, user: 'bob',
- *     visitor: portalSessionHandle, method: 'GET', pathAndQuery: '/gw/api/session' });
+ *   headers[ASSERTION_HEADER] = signPrincipalAssertion({ portalId: 'demo-portal', secret,
+ *     user: { contextId: 'employees', uniqueId: 'bob' }, visitor: portalSessionHandle,
+ *     address: browserAddress, method: 'GET', pathAndQuery: '/gw/api/session' });
  */
 export function signPrincipalAssertion(input: SignPrincipalAssertionInput): string {
-  const { portalId, secret, user, method, pathAndQuery } = input;
-  if (!PORTAL_ID.test(portalId)) throw new TypeError('signPrincipalAssertion: portalId must match [A-Za-z0-9_-]{1,64}');
+  const { portalId, secret, method, pathAndQuery } = input;
+  if (typeof portalId !== 'string' || !PORTAL_ID.test(portalId)) throw new TypeError('signPrincipalAssertion: portalId must match [A-Za-z0-9_-]{1,64}');
   if (typeof secret !== 'string' || secret.length < MIN_SECRET_LENGTH) throw new TypeError('signPrincipalAssertion: secret too short');
-  if (user !== null && (typeof user !== 'string' || user.length === 0)) throw new TypeError('signPrincipalAssertion: user must be non-empty or null');
+  const user = input.user ?? null;
+  // formatPrincipalName throws the TypeError for a name that is not `contextId/uniqueId`.
+  const userPart = user === null ? '' : base64urlEncode(Buffer.from(formatPrincipalName(user), 'utf8'));
   const visitor = typeof input.visitor === 'string' ? Buffer.from(input.visitor, 'utf8') : input.visitor;
-  if (visitor.length < 1 || visitor.length > MAX_VISITOR_BYTES) throw new TypeError('signPrincipalAssertion: visitor must be 1-128 bytes');
+  if (!(visitor instanceof Uint8Array) || visitor.length < 1 || visitor.length > MAX_VISITOR_BYTES) throw new TypeError('signPrincipalAssertion: visitor must be 1-128 bytes');
+  const address = input.address ?? null;
+  if (address !== null && !isAddress(address)) throw new TypeError('signPrincipalAssertion: address must be an IPv4 or IPv6 address');
   const ts = input.now ?? unixSeconds();
   if (!TIMESTAMP.test(String(ts))) throw new TypeError('signPrincipalAssertion: now must be whole unix seconds');
   const nonce = input.nonce ?? base64urlEncode(randomBytes(NONCE_BYTES));
   if (!isNonce(nonce)) throw new TypeError('signPrincipalAssertion: nonce must be 16 bytes in base64url');
-  if (!METHOD.test(method) || !pathAndQuery.startsWith('/')) throw new TypeError('signPrincipalAssertion: bad method or path');
+  if (typeof method !== 'string' || !METHOD.test(method) || typeof pathAndQuery !== 'string' || !pathAndQuery.startsWith('/')) {
+    throw new TypeError('signPrincipalAssertion: bad method or path');
+  }
 
-  const userPart = user === null ? '' : base64urlEncode(Buffer.from(user, 'utf8'));
-  const signed = ['v1', portalId, userPart, base64urlEncode(visitor), String(ts), nonce].join('.');
+  const addressPart = address === null ? '' : base64urlEncode(Buffer.from(address, 'utf8'));
+  const signed = [ASSERTION_VERSION, portalId, userPart, base64urlEncode(visitor), addressPart, String(ts), nonce].join('.');
   return `${signed}.${mac(secret, signed, method, pathAndQuery).toString('base64url')}`;
 }
 
@@ -100,13 +119,15 @@ export interface VerifyPrincipalAssertionOptions {
 
 export interface VerifiedPrincipal {
   portalId: string;
-  /** The portal user's id, or null for an anonymous visitor. */
-  user: string | null;
+  /** The portal user's svc subject, or null for an anonymous visitor. */
+  user: PrincipalName | null;
   /**
    * The visitor handle as carried: canonical base64url of its 1-128 bytes. Kept encoded because the
    * handle is opaque bytes (not necessarily text) and the encoded form is a safe cache key and log field.
    */
   visitor: string;
+  /** The visitor's IP address as the portal saw it (checked to be an IP address), or null when unknown. */
+  address: string | null;
 }
 
 /**
@@ -129,13 +150,14 @@ export async function verifyPrincipalAssertion(header: string | undefined, optio
   if (Math.abs(options.now - parsed.ts) > ASSERTION_WINDOW_SECONDS) throw new PrincipalAssertionRejected('stale', portalId);
   const firstUse = await options.nonces.rememberOnce(`assertion|${portalId}|${parsed.nonce}`, ASSERTION_NONCE_RETENTION_SECONDS);
   if (!firstUse) throw new PrincipalAssertionRejected('replayed', portalId);
-  return { portalId, user: parsed.user, visitor: parsed.visitor };
+  return { portalId, user: parsed.user, visitor: parsed.visitor, address: parsed.address };
 }
 
 interface ParsedAssertion {
   portalId: string;
-  user: string | null;
+  user: PrincipalName | null;
   visitor: string;
+  address: string | null;
   ts: number;
   nonce: string;
   /** Everything before `.<sig>`: the signed text. */
@@ -146,22 +168,35 @@ interface ParsedAssertion {
 function parse(header: string | undefined): ParsedAssertion | undefined {
   if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return undefined;
   const parts = header.split('.');
-  if (parts.length !== 7) return undefined;
-  const [version, portalId, userPart, visitor, tsPart, nonce, sigPart] = parts;
-  if (version !== 'v1' || !PORTAL_ID.test(portalId) || !TIMESTAMP.test(tsPart) || !isNonce(nonce)) return undefined;
+  if (parts.length !== 8) return undefined;
+  const [version, portalId, userPart, visitor, addressPart, tsPart, nonce, sigPart] = parts;
+  if (version !== ASSERTION_VERSION || !PORTAL_ID.test(portalId) || !TIMESTAMP.test(tsPart) || !isNonce(nonce)) return undefined;
   const user = userPart === '' ? null : decodeUser(userPart);
   if (user === undefined) return undefined;
   const visitorBytes = base64urlDecode(visitor);
   if (visitorBytes === undefined || visitorBytes.length < 1 || visitorBytes.length > MAX_VISITOR_BYTES) return undefined;
+  const address = addressPart === '' ? null : decodeAddress(addressPart);
+  if (address === undefined) return undefined;
   const sig = base64urlDecode(sigPart);
   if (sig === undefined || sig.length !== SIG_BYTES) return undefined;
   const ts = Number(tsPart);
   if (!Number.isSafeInteger(ts)) return undefined;
-  return { portalId, user, visitor, ts, nonce, signed: header.slice(0, header.length - sigPart.length - 1), sig };
+  return { portalId, user, visitor, address, ts, nonce, signed: header.slice(0, header.length - sigPart.length - 1), sig };
 }
 
-/** A non-empty user id in valid UTF-8, or undefined. */
-function decodeUser(encoded: string): string | undefined {
+/** A `contextId/uniqueId` in valid UTF-8, or undefined. */
+function decodeUser(encoded: string): PrincipalName | undefined {
+  const text = decodeText(encoded);
+  return text === undefined ? undefined : parsePrincipalName(text);
+}
+
+/** An IP address: it becomes the core's X-Forwarded-For, so nothing else (no list, no CRLF) passes. */
+function decodeAddress(encoded: string): string | undefined {
+  const text = decodeText(encoded);
+  return text !== undefined && isAddress(text) ? text : undefined;
+}
+
+function decodeText(encoded: string): string | undefined {
   const bytes = base64urlDecode(encoded);
   if (bytes === undefined || bytes.length === 0) return undefined;
   try {
@@ -169,6 +204,10 @@ function decodeUser(encoded: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+function isAddress(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_ADDRESS_LENGTH && isIP(value) !== 0;
 }
 
 /** HMAC-SHA256(secret, signed + `|` + METHOD + `|` + pathAndQuery), 32 bytes. */

@@ -1,11 +1,8 @@
 import { InvalidSubjectId } from '../../../common/src/errors';
+import { isSubjectId } from '../../../common/src/principal-name';
 
-/** 1–256 letters, digits and `. _ @ + -`, not starting with `.` (SPEC section 3). */
-const SUBJECT_ID = /^(?!\.)[A-Za-z0-9._@+-]{1,256}$/;
-
-export function isSubjectId(value: unknown): value is string {
-  return typeof value === 'string' && SUBJECT_ID.test(value);
-}
+/** 1–256 letters, digits and `. _ @ + -`, not starting with `.` (SPEC section 3); shared with the assertion. */
+export { isSubjectId };
 
 /** Checked before any other processing of a path or body; never echoes control characters back. */
 export function assertSubjectId(value: unknown, where = 'uniqueId'): string {
