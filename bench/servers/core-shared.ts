@@ -7,7 +7,6 @@ export const BENCH_CREDENTIALS: DemoCredentials = {
   answers: { bob: ['Amber river', 'Oslo'] },
   clients: { 'svc-api': 'YmVuY2gtc3ZjLWFwaS1zZWNyZXQtbm90LWEtc2VjcmV0LTAwMDE', 'portal-gateway': 'YmVuY2gtcG9ydGFsLWdhdGV3YXktbm90LWEtc2VjcmV0LTAwMDAx' },
   portals: { 'demo-portal': 'YmVuY2gtZGVtby1wb3J0YWwtbm90LWEtc2VjcmV0LTAwMDAwMDE' },
-  portalUsers: { alice: 'Bench-portal-alice-1', bob: 'Bench-portal-bob-1' },
 };
 
 /** The client the bench logs in through (no secret, password authenticators). */

@@ -3,13 +3,17 @@
  * for a client with a secret a fresh sealed `clientcred` with `user` and `password` sealed to its
  * nonce; for a client without one, `user` and `password` in plain text (TLS protects them).
  */
+import { parsePrincipalName } from '../../common/src/principal-name';
 import { ClientSealer } from './clientcred/sealer';
 import type { ClientConfig } from './config';
 
 /** What a connection presents at login: the seed's three connection kinds. */
 export type Credentials =
   | { kind: 'anonymous' }
-  /** A trusted client vouches for a user it has authenticated itself (a portal): no password. */
+  /**
+   * A trusted client vouches for a user it has authenticated itself (a portal): no password. `user`
+   * is `contextId/uniqueId` (SPEC section 4), matched exactly in that context only.
+   */
   | { kind: 'principal'; user: string }
   | { kind: 'password'; user: string; password: string };
 
@@ -21,6 +25,9 @@ export function checkCredentials(credentials: Credentials, config: ClientConfig)
   }
   if (credentials.kind === 'principal' && !config.secret) {
     throw new TypeError('svc client: a client principal needs a client with a secret (SPEC section 4, client principal)');
+  }
+  if (credentials.kind === 'principal' && parsePrincipalName(credentials.user) === undefined) {
+    throw new TypeError('svc client: a client principal is named contextId/uniqueId, e.g. employees/bob');
   }
 }
 

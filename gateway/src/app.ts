@@ -16,11 +16,11 @@ import type { CoreLogin } from './core-login';
 import { type GatewayMetrics, type Logger } from './observability';
 import { isPlainPath, splitTarget, stripQuery } from './paths';
 import { sendProblem } from './problem';
+import { portalLogin } from './portal-login';
 import { proxy, type ProxyDeps } from './proxy';
 import { type TrustOptions, portalTrust } from './trust';
 
 export interface GatewayAppDeps extends ProxyDeps {
-  root: string;
   bodyLimit: number;
   login: CoreLogin;
   log: Logger;
@@ -43,6 +43,7 @@ const ROUTES: readonly Route[] = [
   { name: 'contexts', matches: (rest) => rest === '/contexts' || rest.startsWith('/contexts/'), handle: forwardTo((rest) => `/resources${rest}`) },
   { name: 'authz', matches: (rest) => rest.startsWith('/authz/'), handle: forwardTo((rest) => `/resources${rest}`) },
   { name: 'access', matches: (rest) => rest.startsWith('/access/v1/'), handle: forwardTo((rest) => rest) },
+  { name: 'login', methods: ['POST'], matches: (rest) => rest === '/login', handle: (deps, req, res, _rest, principal) => portalLogin(deps, req, res, principal) },
   { name: 'logout', methods: ['POST'], matches: (rest) => rest === '/logout', handle: logout },
 ];
 

@@ -1,73 +1,107 @@
 /**
- * How the gateway logs in to a core and out again, behind the thin seam `CoreLogin`. Logins go
- * through the client library's `Connection` (SPEC section 9: the client principal for a portal user,
- * an anonymous login of the gateway's client for a visitor; both sealed as SPEC section 5 says); the
- * gateway keeps only the session cookie and releases the connection. Logout is one POST {base}/logout.
+ * How the gateway logs in to a core and out again, behind the thin seam `CoreLogin`. Both logins are
+ * one POST {base}/login built by the client library (`loginForm`, sealed with its `ClientSealer` as
+ * SPEC section 5 says): the client principal of a portal user (`contextId/uniqueId`, SPEC section 9),
+ * and a person's own name and password for `POST {gw}/api/login`. Each carries the visitor's address
+ * as `X-Forwarded-For`, so the core's lockout and throttles count the visitor, never the gateway.
+ * Visitors need no login at all: their ANON session is the one the core issues (core-sessions.ts).
+ * The gateway keeps only the session cookie. Logout is one POST {base}/logout.
  */
-import { request, type Agent } from 'undici';
-import { Connection } from '../../client/src/connection';
-import { SvcClientError } from '../../client/src/errors';
-import { BadGateway } from '../../common/src/errors';
+import { request, type Dispatcher } from 'undici';
+import { checkCredentials, loginForm, type Credentials } from '../../client/src/login';
+import { ClientSealer } from '../../client/src/clientcred/sealer';
+import { BadGateway, SvcError } from '../../common/src/errors';
+import { formatPrincipalName, parsePrincipalName, type PrincipalName } from '../../common/src/principal-name';
+import { applySetCookie, cookieValue } from './cookie-jar';
 import { toGatewayError } from './core-errors';
 
+/** The session structure of SPEC section 4, as the core answers it. */
+export interface SessionView {
+  uniqueId: string;
+  type: string;
+  clientId: string;
+  principal: PrincipalName | null;
+  level: number;
+  message: string;
+}
+
+export interface PasswordLogin {
+  /** The Cookie header value of the new core session. */
+  cookie: string;
+  session: SessionView;
+  /** The portal user the session is for. */
+  user: PrincipalName;
+  /** The subject's `roles`. */
+  roles: string[];
+}
+
 export interface CoreLogin {
-  /** Logs in on the core at `base` as `user` (null: anonymous visitor); resolves the `NAME=value` session cookie. */
-  login(base: string, user: string | null): Promise<string>;
-  /** Ends the core session named by `cookie` (best effort). */
+  /** Logs `user` in on the core at `base` as the gateway's client principal; resolves the Cookie header value. */
+  principal(base: string, user: PrincipalName, address: string | null): Promise<string>;
+  /** A person's own login (UserPass, sealed); a refusal by the core is thrown as the core said it. */
+  password(base: string, user: string, password: string, address: string | null): Promise<PasswordLogin>;
+  /** Ends the core session the Cookie header value names (best effort). */
   logout(base: string, cookie: string): Promise<void>;
 }
 
-export interface ConnectionCoreLoginOptions {
+export interface SealedCoreLoginOptions {
   clientId: string;
   secret: string;
   /** The gateway's keep-alive agent to the cores (its timeouts are the core timeout). */
-  dispatcher: Agent;
+  dispatcher: Dispatcher;
   /** `http.session.cookie.uniqueid` of the cores; default SVCSESSIONID. */
   cookieName?: string;
 }
 
-/** The first `name=value` of a Set-Cookie header that sets a value (a cleared cookie is not a session). */
-export function sessionCookieOf(setCookie: string | string[] | undefined): string | undefined {
-  const values = setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie];
-  for (const value of values) {
-    const pair = value.split(';')[0].trim();
-    const eq = pair.indexOf('=');
-    if (eq > 0 && eq < pair.length - 1) return pair;
-  }
-  return undefined;
+/** Refusals of a person's login that are the person's to see: wrong input, failed login, throttled, busy. */
+const PASSED_REFUSALS = new Set(['invalid_request', 'login_failed', 'too_many_requests', 'service_unavailable']);
+/** Headers of such a refusal that keep their meaning at the gateway. */
+const REFUSAL_HEADERS = ['www-authenticate', 'retry-after'];
+const JSON_ACCEPT = 'application/json';
+
+interface CoreAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
 }
 
-export class ConnectionCoreLogin implements CoreLogin {
-  readonly #options: ConnectionCoreLoginOptions;
+export class SealedCoreLogin implements CoreLogin {
+  readonly #options: SealedCoreLoginOptions;
   readonly #cookieName: string;
+  /** PBKDF2 runs once per gateway, not per login. */
+  readonly #sealer: ClientSealer;
 
-  constructor(options: ConnectionCoreLoginOptions) {
+  constructor(options: SealedCoreLoginOptions) {
     this.#options = options;
     this.#cookieName = options.cookieName ?? 'SVCSESSIONID';
+    this.#sealer = new ClientSealer(options.clientId, options.secret);
   }
 
-  async login(base: string, user: string | null): Promise<string> {
-    const { clientId, secret, dispatcher } = this.#options;
-    let connection: Connection;
-    try {
-      connection = await Connection.open(user === null ? { kind: 'anonymous' } : { kind: 'principal', user }, {
-        config: { baseUrl: base, clientId, secret },
-        dispatcher,
-        cookieName: this.#cookieName,
-      });
-    } catch (error) {
-      throw loginError(error);
+  async principal(base: string, user: PrincipalName, address: string | null): Promise<string> {
+    const answer = await this.#login(base, { kind: 'principal', user: formatPrincipalName(user) }, address);
+    if (answer.status !== 200) throw refusedLogin(answer);
+    return this.#cookieOf(answer);
+  }
+
+  async password(base: string, user: string, password: string, address: string | null): Promise<PasswordLogin> {
+    const answer = await this.#login(base, { kind: 'password', user, password }, address);
+    if (answer.status !== 200) throw passedRefusal(answer);
+    const cookie = this.#cookieOf(answer);
+    const session = sessionOf(answer.body);
+    const principal = session?.principal ? parsePrincipalName(`${session.principal.contextId}/${session.principal.uniqueId}`) : undefined;
+    if (session === undefined || principal === undefined) {
+      // Not a portal user (a SYSTEM login, say): the session is of no use to the portal.
+      await this.logout(base, cookie).catch(() => undefined);
+      throw new BadGateway('the core\'s login did not name a subject of a context');
     }
-    const { cookie } = connection.exportSession();
-    await connection.detach();
-    return `${this.#cookieName}=${cookie}`;
+    return { cookie, session, user: principal, roles: await this.#roles(base, cookie, principal, address) };
   }
 
   async logout(base: string, cookie: string): Promise<void> {
     try {
       const answer = await request(`${base}/logout`, {
         method: 'POST',
-        headers: { cookie, accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { cookie, accept: JSON_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
         body: '',
         dispatcher: this.#options.dispatcher,
       });
@@ -76,12 +110,91 @@ export class ConnectionCoreLogin implements CoreLogin {
       throw toGatewayError(error);
     }
   }
+
+  async #login(base: string, credentials: Credentials, address: string | null): Promise<CoreAnswer> {
+    const config = { baseUrl: base, clientId: this.#options.clientId, secret: this.#options.secret };
+    checkCredentials(credentials, config);
+    const body = new URLSearchParams(loginForm(config, this.#sealer, credentials)).toString();
+    return this.#send(`${base}/login`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, address, body);
+  }
+
+  /** The subject's roles, read with the new session itself (a user may read its own subject). */
+  async #roles(base: string, cookie: string, user: PrincipalName, address: string | null): Promise<string[]> {
+    const path = `${base}/resources/contexts/${encodeURIComponent(user.contextId)}/subjects/${encodeURIComponent(user.uniqueId)}`;
+    const answer = await this.#send(path, 'GET', { cookie }, address);
+    // A policy that keeps users from reading themselves leaves them without portal roles, not without a login.
+    if (answer.headers['x-svc-decision'] === 'DENY') return [];
+    const roles = answer.status === 200 ? rolesOf(answer.body) : undefined;
+    if (roles === undefined) throw new BadGateway('the core did not answer the subject of the login', { extensions: { coreStatus: answer.status } });
+    return roles;
+  }
+
+  async #send(url: string, method: 'GET' | 'POST', headers: Record<string, string>, address: string | null, body?: string): Promise<CoreAnswer> {
+    try {
+      const answer = await request(url, {
+        method,
+        headers: { accept: JSON_ACCEPT, ...headers, ...(address === null ? {} : { 'x-forwarded-for': address }) },
+        body,
+        dispatcher: this.#options.dispatcher,
+      });
+      const text = await answer.body.text();
+      let parsed: unknown;
+      try {
+        parsed = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: answer.statusCode, headers: answer.headers, body: parsed };
+    } catch (error) {
+      throw toGatewayError(error);
+    }
+  }
+
+  #cookieOf(answer: CoreAnswer): string {
+    const jar = applySetCookie('', answer.headers['set-cookie']);
+    if (cookieValue(jar, this.#cookieName) === undefined) throw new BadGateway('the core\'s login set no session cookie');
+    return jar;
+  }
 }
 
-/** A transport failure keeps its meaning (502 unreachable, 504 slow); a refusal by the core is 502. */
-function loginError(error: unknown): Error {
-  if (error instanceof SvcClientError && error.code !== 'transport_error') {
-    return new BadGateway('the core refused the gateway\'s login', { extensions: { coreStatus: error.status, coreCode: error.code } });
+function problemOf(answer: CoreAnswer): { code?: unknown; title?: unknown; detail?: unknown } {
+  return answer.body && typeof answer.body === 'object' ? (answer.body as Record<string, unknown>) : {};
+}
+
+/** The core refused the gateway's own login (its secret, a deleted or disabled subject): a 502 for the portal. */
+function refusedLogin(answer: CoreAnswer): SvcError {
+  const { code } = problemOf(answer);
+  return new BadGateway('the core refused the gateway\'s login', { extensions: { coreStatus: answer.status, coreCode: typeof code === 'string' ? code : null } });
+}
+
+/** A person's failed login, as the core said it (`login_failed`, a 429 with its Retry-After, …). */
+function passedRefusal(answer: CoreAnswer): SvcError {
+  const { code, title, detail } = problemOf(answer);
+  if (typeof code !== 'string' || !PASSED_REFUSALS.has(code)) return refusedLogin(answer);
+  const headers: Record<string, string> = {};
+  for (const name of REFUSAL_HEADERS) {
+    const value = answer.headers[name];
+    if (typeof value === 'string') headers[name] = value;
   }
-  return toGatewayError(error instanceof SvcClientError ? error.cause : error);
+  return new SvcError(answer.status, code, typeof title === 'string' ? title : code, { detail: typeof detail === 'string' ? detail : undefined, headers });
+}
+
+function sessionOf(body: unknown): SessionView | undefined {
+  const session = body && typeof body === 'object' ? (body as { session?: unknown }).session : undefined;
+  if (!session || typeof session !== 'object') return undefined;
+  const s = session as Record<string, unknown>;
+  if (typeof s.uniqueId !== 'string' || typeof s.type !== 'string' || typeof s.clientId !== 'string' || typeof s.level !== 'number') return undefined;
+  const p = s.principal as Record<string, unknown> | null;
+  const principal = p && typeof p.contextId === 'string' && typeof p.uniqueId === 'string' ? { uniqueId: p.uniqueId, contextId: p.contextId } : null;
+  return { uniqueId: s.uniqueId, type: s.type, clientId: s.clientId, principal, level: s.level, message: typeof s.message === 'string' ? s.message : '' };
+}
+
+/** `subject.attributes.roles` as a list (absent: none). */
+function rolesOf(body: unknown): string[] | undefined {
+  const subject = body && typeof body === 'object' ? (body as { subject?: { attributes?: Record<string, unknown> } }).subject : undefined;
+  if (!subject?.attributes) return undefined;
+  const roles = subject.attributes.roles;
+  if (roles === undefined) return [];
+  const list = Array.isArray(roles) ? roles : [roles];
+  return list.filter((role): role is string => typeof role === 'string');
 }

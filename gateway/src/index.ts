@@ -9,7 +9,7 @@ import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { createGatewayHttp } from './app';
 import type { GatewayConfig } from './config';
-import { ConnectionCoreLogin, type CoreLogin } from './core-login';
+import { SealedCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
 import { CoreSessions } from './core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
@@ -22,7 +22,7 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Shared by every gateway instance when there are several (default: in memory, this process). */
   nonces?: NonceStore;
-  /** How the gateway logs in to a core (default: the client library's Connection). */
+  /** How the gateway logs in to a core (default: sealed logins built by the client library). */
   login?: CoreLogin;
   /** Process-wide default metrics (off when several servers share a process, e.g. in tests). */
   defaultMetrics?: boolean;
@@ -39,17 +39,21 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/** The cores' session cookie (`http.session.cookie.uniqueid`; the demo's and the default). */
+const CORE_COOKIE = 'SVCSESSIONID';
+
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = options.logger ?? createGatewayLogger();
   const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
   const timeoutMs = config.coreTimeoutMs;
   // Keep-alive to the cores; the core timeout holds for every request, logins included.
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-  const login = options.login ?? new ConnectionCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher });
+  const login = options.login ?? new SealedCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher, cookieName: CORE_COOKIE });
   const pool = new CorePool(config.cores, { dispatcher, probeIntervalMs: config.probeIntervalMs, timeoutMs, log, metrics });
   const sessions = new CoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs: config.sessionTtlSeconds * 1000, log, metrics });
   const { options: httpOptions, listener } = createGatewayHttp({
     root: config.root,
+    cookieName: CORE_COOKIE,
     bodyLimit: config.bodyLimit,
     login,
     log,

@@ -28,7 +28,7 @@ export class GatewayMetrics {
   });
   readonly coreLogins = new Counter({
     name: 'svc_gateway_core_logins_total',
-    help: 'Logins of the gateway to a core by kind (user, visitor) and outcome',
+    help: 'Logins of the gateway to a core by kind (principal: a portal user; password: POST /api/login) and outcome',
     labelNames: ['kind', 'outcome'] as const,
     registers: [this.registry],
   });

@@ -15,8 +15,19 @@ export function sendProblem(res: Response, error: unknown, accept?: string): voi
   }
   const { status, headers, body } = problemDetails(error);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  const xml = accept !== undefined && !/json/i.test(accept) && formatOfContentType(accept.split(',')[0]) === 'xml';
   res.status(status);
-  if (xml) res.type('application/problem+xml').send(toXml(problemDocument(body) as WireDocument));
+  if (prefersXml(accept)) res.type('application/problem+xml').send(toXml(problemDocument(body) as WireDocument));
   else res.type('application/problem+json').send(JSON.stringify(body));
+}
+
+/** The gateway's own documents (the login's answer): JSON unless the portal asked for XML. */
+export function sendDocument(res: Response, status: number, document: WireDocument, accept?: string): void {
+  res.status(status);
+  if (prefersXml(accept)) res.type('application/xml').send(toXml(document));
+  else res.type('application/json').send(JSON.stringify(document));
+}
+
+/** XML only when the first type the portal accepts is XML and it does not mention JSON. */
+function prefersXml(accept: string | undefined): boolean {
+  return accept !== undefined && !/json/i.test(accept) && formatOfContentType(accept.split(',')[0]) === 'xml';
 }

@@ -2,8 +2,13 @@
  * One portal request through the gateway to a core, issued with undici (so that a retry is simply a
  * second request with the buffered body): pick a healthy core, take the principal's core session
  * there, send; when the core says the session is dead (`authentication_required`, `session_expired`),
- * log in again once and retry. A core that cannot be reached is marked failed and, when that is
- * safe, the request goes to the next one. `Set-Cookie` from the core never reaches the portal.
+ * log in again once (a visitor: start again without a cookie) and retry. A core that cannot be
+ * reached is marked failed and, when that is safe, the request goes to the next one.
+ *
+ * Forwarding is an allow-list both ways (SPEC section 9): the portal's request keeps only the
+ * headers below, plus the gateway's own cookie and the visitor's address as `X-Forwarded-For`; the
+ * core's answer keeps only the headers below, its `Location` rewritten to the gateway's path, and
+ * never a `Set-Cookie`. Anything new on either side stays out until it is listed here.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline } from 'node:stream/promises';
@@ -11,13 +16,17 @@ import type { Response } from 'express';
 import type { Dispatcher } from 'undici';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { BadGateway } from '../../common/src/errors';
-import { sessionCookieOf } from './core-login';
+import { applySetCookie, cookieValue } from './cookie-jar';
 import { CoreUnreachable, toGatewayError } from './core-errors';
 import type { CorePool } from './core-pool';
 import type { CoreSession, CoreSessions } from './core-sessions';
 import type { GatewayMetrics } from './observability';
 
 export interface ProxyDeps {
+  /** The gateway's root, e.g. `/gw`: `Location` answers are rewritten under `{root}/api`. */
+  root: string;
+  /** `http.session.cookie.uniqueid` of the cores. */
+  cookieName: string;
   pool: CorePool;
   sessions: CoreSessions;
   dispatcher: Dispatcher;
@@ -35,13 +44,10 @@ export interface Outbound {
   body: Buffer | undefined;
 }
 
-/** Never forwarded to the core: hop-by-hop, credentials of the portal's caller, forwarding claims. */
-const DROPPED_REQUEST_HEADERS = new Set([
-  'host', 'connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
-  'content-length', 'cookie', 'authorization', 'svcid', 'x-svc-principal', 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto',
-]);
-/** Never passed back to the portal. */
-const DROPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'trailer', 'upgrade']);
+/** The portal's request headers that reach the core (the gateway adds its Cookie and X-Forwarded-For). */
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent'];
+/** The core's answer headers that reach the portal (Location rewritten; never Set-Cookie). */
+const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'etag', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const DEAD_SESSION_CODES = new Set(['authentication_required', 'session_expired']);
 /** Refusals are small problem documents; anything larger is not read to look for a code. */
@@ -68,20 +74,23 @@ export async function proxy(deps: ProxyDeps, principal: VerifiedPrincipal, outbo
 
 async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincipal, outbound: Outbound, res: Response): Promise<void> {
   let session = await deps.sessions.get(core, principal);
-  let answer = await send(deps, session, outbound);
+  let answer = await send(deps, session, principal, outbound);
   let verdict = await inspect(deps, answer, session, principal, outbound.method);
   if (verdict.renew) {
     deps.metrics.renewals.inc();
     if (verdict.body === undefined) await answer.body.dump();
     session = await deps.sessions.renew(session, principal);
-    answer = await send(deps, session, outbound);
+    answer = await send(deps, session, principal, outbound);
     verdict = await inspect(deps, answer, session, principal, outbound.method);
     if (verdict.renew) deps.sessions.drop(session, principal);
   }
   res.status(answer.statusCode);
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (value !== undefined && !DROPPED_RESPONSE_HEADERS.has(name)) res.setHeader(name, value);
+  for (const name of RETURNED_RESPONSE_HEADERS) {
+    const value = answer.headers[name];
+    if (value !== undefined) res.setHeader(name, value);
   }
+  const location = gatewayLocation(deps.root, session.core, answer.headers.location);
+  if (location !== undefined) res.setHeader('location', location);
   if (verdict.body !== undefined) {
     res.end(verdict.body);
     return;
@@ -110,6 +119,26 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
   }
 }
 
+/**
+ * The core's `Location` as the portal must follow it: `{base}/resources/X` becomes `{root}/api/X`
+ * and `{base}/access/v1/X` becomes `{root}/api/access/v1/X`. Anything else (another origin, a page
+ * of the core) has no gateway path and is not passed.
+ */
+export function gatewayLocation(root: string, core: string, location: string | string[] | undefined): string | undefined {
+  if (typeof location !== 'string') return undefined;
+  const { origin, prefix } = coreTarget(core);
+  let url: URL;
+  try {
+    url = new URL(location, `${origin}${prefix}/`);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== origin || !url.pathname.startsWith(`${prefix}/`)) return undefined;
+  const rest = url.pathname.slice(prefix.length);
+  const api = rest.startsWith('/resources/') ? rest.slice('/resources'.length) : rest.startsWith('/access/v1/') ? rest : undefined;
+  return api === undefined ? undefined : `${root}/api${api}${url.search}`;
+}
+
 /** Each configured core's origin and path prefix, parsed once (cores are few and fixed). */
 const coreTargets = new Map<string, { origin: string; prefix: string }>();
 
@@ -122,13 +151,16 @@ function coreTarget(core: string): { origin: string; prefix: string } {
   return target;
 }
 
-async function send(deps: ProxyDeps, session: CoreSession, outbound: Outbound): Promise<Dispatcher.ResponseData> {
+async function send(deps: ProxyDeps, session: CoreSession, principal: VerifiedPrincipal, outbound: Outbound): Promise<Dispatcher.ResponseData> {
   const { origin, prefix } = coreTarget(session.core);
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(outbound.headers)) {
-    if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(name)) headers[name] = value;
+  for (const name of FORWARDED_REQUEST_HEADERS) {
+    const value = outbound.headers[name];
+    if (value !== undefined) headers[name] = value;
   }
-  headers.cookie = session.cookie;
+  if (session.cookie !== '') headers.cookie = session.cookie;
+  // The visitor's address as the portal saw it; the core honours it from the gateway's address only.
+  if (principal.address !== null) headers['x-forwarded-for'] = principal.address;
   const path = prefix + outbound.path + (outbound.query ? `?${outbound.query}` : '');
   try {
     return await deps.dispatcher.request({
@@ -153,9 +185,12 @@ interface Verdict {
 }
 
 async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, principal: VerifiedPrincipal, method: string): Promise<Verdict> {
-  const issued = sessionCookieOf(answer.headers['set-cookie']);
-  const reissued = issued !== undefined && issued !== session.cookie;
-  if (reissued && session.anonymous) deps.sessions.adopt(session, issued, principal);
+  const cookie = applySetCookie(session.cookie, answer.headers['set-cookie']);
+  const issued = cookieValue(cookie, deps.cookieName);
+  const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
+  // A visitor follows whatever the core issues; a user keeps the core's other cookies (flow state)
+  // only while its session cookie stays the same.
+  if (cookie !== session.cookie && (session.anonymous || !reissued)) deps.sessions.adopt(session, cookie, principal);
   const wwwAuthenticate = String(answer.headers['www-authenticate'] ?? '');
   let body: Buffer | undefined;
   let code: string | undefined;

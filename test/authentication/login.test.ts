@@ -56,15 +56,15 @@ describe('the demo clients and users log in as documented', () => {
     expect(sessionOf(sent)).toMatchObject({ type: 'USER', clientId: 'svc-api', principal: { uniqueId: 'bob' }, level: 2 });
   });
 
-  it('portal-gateway asserts a principal (level 1) and gets ANON for a visitor', async () => {
+  it('portal-gateway asserts a principal as contextId/uniqueId (level 1), and has no Anonymous', async () => {
     const sealer = new ClientSealer('portal-gateway', clients['portal-gateway']);
-    const user = await login(base, sealedParams(sealer, { user: 'alice' }));
+    const user = await login(base, sealedParams(sealer, { user: 'employees/alice' }));
     expect(sessionOf(user)).toMatchObject({ type: 'USER', clientId: 'portal-gateway', principal: { uniqueId: 'alice', contextId: 'employees' }, level: 1 });
-    const visitor = await login(base, sealedParams(sealer, {}));
-    expect(sessionOf(visitor)).toMatchObject({ type: 'ANON', clientId: 'portal-gateway', principal: null });
-    const unknown = await login(base, sealedParams(sealer, { user: 'nobody' }));
-    expect(unknown.status).toBe(401);
-    expect(unknown.json?.code).toBe('login_failed');
+    for (const params of [{}, { user: 'alice' }, { user: 'employees/nobody' }]) {
+      const refused = await login(base, sealedParams(sealer, params));
+      expect(refused.status).toBe(401);
+      expect(refused.json?.code).toBe('login_failed');
+    }
   });
 
   it('a JSON body works like a form, and Accept: application/xml gives XML', async () => {

@@ -43,7 +43,7 @@ describe('connection kinds', () => {
   });
 
   it('client principal: portal-gateway vouches for bob with its secret, no password', async () => {
-    const conn = await track(Connection.open({ kind: 'principal', user: 'bob' }, options('portal-gateway', TEST_CREDENTIALS.clients['portal-gateway'])));
+    const conn = await track(Connection.open({ kind: 'principal', user: 'employees/bob' }, options('portal-gateway', TEST_CREDENTIALS.clients['portal-gateway'])));
     expect(await conn.session()).toEqual(expect.objectContaining({ type: 'USER', clientId: 'portal-gateway', principal: { uniqueId: 'bob', contextId: 'employees' }, level: 1 }));
   });
 
@@ -64,7 +64,12 @@ describe('connection kinds', () => {
   });
 
   it('refuses caller mistakes before any request', async () => {
-    await expect(Connection.open({ kind: 'principal', user: 'bob' }, options('svc-web'))).rejects.toThrow(TypeError);
+    await expect(Connection.open({ kind: 'principal', user: 'employees/bob' }, options('svc-web'))).rejects.toThrow(TypeError);
+    // A client principal names its context: a bare uniqueId (or a mail) is a caller mistake.
+    const portal = options('portal-gateway', TEST_CREDENTIALS.clients['portal-gateway']);
+    for (const user of ['bob', 'bob@example.com', 'employees/', '/bob', 'employees/bob/x']) {
+      await expect(Connection.open({ kind: 'principal', user }, portal)).rejects.toThrow(/contextId\/uniqueId/);
+    }
     await expect(Connection.open({ kind: 'anonymous' }, { config: { baseUrl: 'ftp://x' } })).rejects.toThrow(/http or https/);
   });
 });

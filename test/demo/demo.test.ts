@@ -19,7 +19,7 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     const file = join(dataDir, 'demo-credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const credentials = JSON.parse(readFileSync(file, 'utf8'));
-    expect(Object.keys(credentials).sort()).toEqual(['answers', 'clients', 'portalUsers', 'portals', 'users']);
+    expect(Object.keys(credentials).sort()).toEqual(['answers', 'clients', 'portals', 'users']);
 
     const alice = await login(first.core, 'alice', credentials.users.alice);
     expect(alice.status).toBe(200);

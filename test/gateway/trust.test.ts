@@ -25,10 +25,10 @@ describe('portal trust', () => {
     expect(answer.headers['set-cookie']).toBeUndefined();
   });
 
-  it('an anonymous visitor gets an ANON core session of the gateway client', async () => {
+  it("an anonymous visitor gets the core's default ANON session (no clientId: no login by the gateway)", async () => {
     const answer = await send(gateway, '/gw/api/session', { user: null, visitor: 'visitor-7' });
     expect(answer.status).toBe(200);
-    expect(answer.json<{ session: { type: string; principal: unknown } }>().session).toMatchObject({ type: 'ANON', principal: null });
+    expect(answer.json<{ session: { type: string; principal: unknown } }>().session).toMatchObject({ type: 'ANON', clientId: '', principal: null, level: 0 });
   });
 
   const refusals: [string, (path: string) => Parameters<typeof send>[2]][] = [

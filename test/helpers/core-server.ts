@@ -18,7 +18,6 @@ export const TEST_CREDENTIALS: DemoCredentials = {
   answers: { bob: ['Amber river', 'Oslo'] },
   clients: { 'svc-api': 'c3ZjLWFwaS10ZXN0LXNlY3JldC1mb3ItdGVzdHMtb25seS0wMQ', 'portal-gateway': 'cG9ydGFsLWdhdGV3YXktdGVzdC1zZWNyZXQtZm9yLXRlc3RzLTA' },
   portals: { 'demo-portal': 'ZGVtby1wb3J0YWwtdGVzdC1zZWNyZXQtZm9yLXRlc3RzLW9ubHk' },
-  portalUsers: { alice: 'Portal-alice-1', bob: 'Portal-bob-1' },
 };
 
 export interface TestServer extends RunningServer {

@@ -37,7 +37,8 @@ options:
   --client-id ID      the client (SVC_CLIENT_ID); its secret only from SVC_CLIENT_SECRET or a 0600
                       config file (SVC_CLIENT_CONFIG, default ~/.config/svc/client.json)
   --context ID        the context to work in (default: the client's default)
-  --user ID           the user at login (SVC_USER); the password from SVC_PASSWORD, a prompt or stdin
+  --user ID           the user at login (SVC_USER); the password from SVC_PASSWORD, a prompt or stdin;
+                      with --trusted (a client principal) ID is CONTEXT/UNIQUEID, e.g. employees/bob
   --json              JSON instead of tables
 session file: $SVC_CLI_SESSION or ~/.config/svc/session.json (mode 0600)`;
 

@@ -73,11 +73,19 @@ export function checkReferences(config: SvcConfig): string[] {
         problems.push(`${at}.secret${client.secret!.length > 1 ? `[${j}]` : ''}: must be at least ${MIN_SECRET_LENGTH} characters (svc gen-secret makes one)`);
       }
     });
+    // One client principal authenticator per context (SPEC 9): each matches only its own context's users.
+    const principalContexts = new Set<string | undefined>();
     client.authenticators.forEach((name, j) => {
       const authenticator = authenticatorIds.get(name);
       if (!authenticator) problems.push(`${at}.authenticators[${j}]: unknown authenticator "${name}"`);
-      else if (authenticator.variant === 'clientPrincipal' && !(client.secret && client.allowPrincipalAssertion)) {
-        problems.push(`${at}.authenticators[${j}]: the client principal authenticator needs a secret and allowPrincipalAssertion`);
+      else if (authenticator.variant === 'clientPrincipal') {
+        if (!(client.secret && client.allowPrincipalAssertion)) {
+          problems.push(`${at}.authenticators[${j}]: the client principal authenticator needs a secret and allowPrincipalAssertion`);
+        }
+        if (principalContexts.has(authenticator.context)) {
+          problems.push(`${at}.authenticators[${j}]: a second client principal authenticator for context "${authenticator.context}"`);
+        }
+        principalContexts.add(authenticator.context);
       }
     });
     if (client.defaultAuthenticator !== undefined && !client.authenticators.includes(client.defaultAuthenticator)) {

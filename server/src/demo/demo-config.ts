@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { ContextConfig } from '../config/types';
 
 /** The credentials `npm start` generates once and keeps in `SVC_DATA_DIR/demo-credentials.json`. */
@@ -6,7 +7,6 @@ export interface DemoCredentials {
   answers: { bob: [string, string] };
   clients: { 'svc-api': string; 'portal-gateway': string };
   portals: { 'demo-portal': string };
-  portalUsers: { alice: string; bob: string };
 }
 
 const attributes = {
@@ -32,6 +32,18 @@ function context(id: string, registration: boolean, forgottenPassword: boolean):
 }
 
 /**
+ * The addresses the demo's gateway reaches the core from, whose `X-Forwarded-For` (the visitor's
+ * address, SPEC section 9) the core honours: the loopback networks, and the core's own address when it
+ * listens on one particular address (the in-process gateway then connects from that address).
+ */
+function gatewayAddresses(host: string): string[] {
+  const loopback = ['127.0.0.0/8', '::1/128'];
+  const family = isIP(host);
+  if (family === 0 || host === '0.0.0.0' || host === '::' || loopback.includes(host)) return loopback;
+  return [...loopback, `${host}/${family === 4 ? 32 : 128}`];
+}
+
+/**
  * The embedded demo configuration (SPEC section 11) as a configuration document, validated like
  * any file. Secrets come from the generated credentials; the system hash is computed at start.
  */
@@ -44,14 +56,16 @@ export function demoConfigDocument(options: {
 }): Record<string, unknown> {
   const { credentials } = options;
   return {
-    server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir },
+    server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir, trustProxy: gatewayAddresses(options.host) },
     contexts: [context('employees', false, true), context('customers', true, false)],
     authenticators: [
       { id: 'anonymous', kind: 'Anonymous', variant: 'anonymous', sessionType: 'ANON' },
       { id: 'employees-password', kind: 'UserPass', variant: 'service', sessionType: 'USER', context: 'employees' },
       { id: 'customers-password', kind: 'UserPass', variant: 'service', sessionType: 'USER', context: 'customers' },
       { id: 'system', kind: 'UserPass', variant: 'system', sessionType: 'SYSTEM' },
-      { id: 'portal-principal', kind: 'Token', variant: 'clientPrincipal', sessionType: 'USER', context: 'employees' },
+      // One client principal authenticator per context: `customers/alice` is never `employees/alice`.
+      { id: 'employees-principal', kind: 'Token', variant: 'clientPrincipal', sessionType: 'USER', context: 'employees' },
+      { id: 'customers-principal', kind: 'Token', variant: 'clientPrincipal', sessionType: 'USER', context: 'customers' },
     ],
     clients: [
       { id: 'anon', authenticators: ['anonymous'], contexts: ['employees', 'customers'] },
@@ -61,7 +75,8 @@ export function demoConfigDocument(options: {
         id: 'portal-gateway',
         secret: credentials.clients['portal-gateway'],
         allowPrincipalAssertion: true,
-        authenticators: ['portal-principal', 'anonymous'],
+        // No Anonymous: a visitor's ANON session is the default client's (SPEC section 9).
+        authenticators: ['employees-principal', 'customers-principal', 'employees-password', 'customers-password'],
         contexts: ['employees', 'customers'],
       },
     ],

@@ -21,7 +21,6 @@ function generateCredentials(): DemoCredentials {
     answers: { bob: [answer(), answer()] },
     clients: { 'svc-api': secret(), 'portal-gateway': secret() },
     portals: { 'demo-portal': secret() },
-    portalUsers: { alice: password(), bob: password() },
   };
 }
 
