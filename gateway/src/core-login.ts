@@ -10,7 +10,7 @@
 import { request, type Dispatcher } from 'undici';
 import { checkCredentials, loginForm, type Credentials } from '../../client/src/login';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
-import { BadGateway, SvcError } from '../../common/src/errors';
+import { BadGateway, LoginFailed, SvcError } from '../../common/src/errors';
 import { formatPrincipalName, parsePrincipalName, type PrincipalName } from '../../common/src/principal-name';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { toGatewayError } from './core-errors';
@@ -79,8 +79,10 @@ export class SealedCoreLogin implements CoreLogin {
 
   async principal(base: string, user: PrincipalName, address: string | null): Promise<string> {
     const answer = await this.#login(base, { kind: 'principal', user: formatPrincipalName(user) }, address);
-    if (answer.status !== 200) throw refusedLogin(answer);
-    return this.#cookieOf(answer);
+    if (answer.status === 200) return this.#cookieOf(answer);
+    // The subject is unknown, disabled, deleted or locked: the portal must log that user out.
+    if (problemOf(answer).code === 'login_failed') throw new LoginFailed('the asserted user cannot be logged in to svc');
+    throw refusedLogin(answer);
   }
 
   async password(base: string, user: string, password: string, address: string | null): Promise<PasswordLogin> {
@@ -161,7 +163,7 @@ function problemOf(answer: CoreAnswer): { code?: unknown; title?: unknown; detai
   return answer.body && typeof answer.body === 'object' ? (answer.body as Record<string, unknown>) : {};
 }
 
-/** The core refused the gateway's own login (its secret, a deleted or disabled subject): a 502 for the portal. */
+/** The core refused the gateway itself (its secret, its client): a 502 for the portal, which can do nothing about it. */
 function refusedLogin(answer: CoreAnswer): SvcError {
   const { code } = problemOf(answer);
   return new BadGateway('the core refused the gateway\'s login', { extensions: { coreStatus: answer.status, coreCode: typeof code === 'string' ? code : null } });

@@ -43,6 +43,8 @@ export interface SendOptions {
   /** null: an anonymous visitor; undefined with `assertion: false`: no header at all. */
   user?: PrincipalName | null;
   visitor?: string;
+  /** The visitor's address as the portal saw it (default: unknown). */
+  address?: string | null;
   headers?: Record<string, string>;
   body?: string;
   /** false: no assertion; a string: this header value as is. */
@@ -60,6 +62,7 @@ export function send(gateway: RunningGateway, pathAndQuery: string, options: Sen
       secret: PORTAL_SECRET,
       user: options.user === undefined ? employee('alice') : options.user,
       visitor: options.visitor ?? 'portal-session-1',
+      address: options.address ?? null,
       method,
       pathAndQuery,
       now: options.now,
@@ -100,4 +103,15 @@ export function recordCoreRequests(server: TestServer): SeenRequest[] {
   // Before express's own listener, which rewrites req.url while routing.
   server.server.prependListener('request', (req: http.IncomingMessage) => seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } }));
   return seen;
+}
+
+/** `POST {gw}/api/login` for a visitor (the assertion names no user) with an svc name and password. */
+export function portalLogin(gateway: RunningGateway, user: string, password: string, options: Omit<SendOptions, 'user' | 'body' | 'method'> = {}): Promise<Answer> {
+  return send(gateway, '/gw/api/login', {
+    ...options,
+    user: null,
+    method: 'POST',
+    body: JSON.stringify({ user, password }),
+    headers: { 'content-type': 'application/json', ...options.headers },
+  });
 }
