@@ -4,7 +4,7 @@
  * client principal authenticators match it in their own context, exactly.
  */
 import type { RunningGateway } from '../../gateway/src/index';
-import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
+import { startTestServer, type TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
 import { employee, portalLogin, send, startTestGateway } from './gateway-helpers';
 
