@@ -74,6 +74,7 @@ describe('against a real core', () => {
     expect(answer.json()).toMatchObject({ session: { type: user === null ? 'ANON' : 'USER' } });
     const [req] = seen.slice(from);
     expect(req.url).toBe('/svc/resources/session?keep=1');
+    for (const name of names(req.headers)) expect([...FORWARDED, ...TRANSPORT]).toContain(name);
     expect(names(req.headers).filter((name) => !TRANSPORT.includes(name))).toEqual(
       ['accept', 'accept-language', 'cookie', 'if-none-match', 'user-agent', 'x-forwarded-for', 'x-request-id'],
     );
@@ -150,6 +151,7 @@ describe('against a capture server', () => {
     expect(got.headers.location).toBe('/gw/api/contexts/customers/subjects/zoe?x=1');
 
     const [first] = captured.splice(0);
+    for (const name of names(first.headers)) expect([...FORWARDED, ...TRANSPORT]).toContain(name);
     expect(names(first.headers).filter((name) => !TRANSPORT.includes(name))).toEqual(['accept', 'accept-language', 'content-type', 'if-none-match', 'user-agent', 'x-request-id']);
     expect(first.url).toBe('/svc/resources/contexts/customers/subjects');
   });
