@@ -30,10 +30,12 @@ export interface PortalLoginDeps {
 
 /** A login body is two short strings; the core takes parameters of at most this length. */
 const MAX_FIELD_LENGTH = MAX_SEALED_LENGTH / 4;
+/** Two short strings in JSON; anything near the general body limit is not a login. */
+const MAX_LOGIN_BODY = 64 * 1024;
 
 export async function portalLogin(deps: PortalLoginDeps, req: Request, res: Response, visitor: VerifiedPrincipal): Promise<void> {
   if (visitor.user !== null) throw new InvalidRequest('a login is asserted for the visitor: the assertion must name no user');
-  const { user, password } = credentialsOf(req, await bufferBody(req, Math.min(deps.bodyLimit, 64 * 1024)));
+  const { user, password } = credentialsOf(req, await bufferBody(req, Math.min(deps.bodyLimit, MAX_LOGIN_BODY)));
   const who = { portal: visitor.portalId, visitor: visitor.visitor, peer: visitor.address };
   let login: PasswordLogin;
   let core: string;

@@ -57,7 +57,7 @@ describe('customers/alice is never employees/alice', () => {
   });
 
   it.each(ADMIN_POWERS)('as customers/alice, %s is refused (employees/alice may)', async (_what, method, path, operation, body) => {
-    const headers = body === undefined ? {} : { 'content-type': 'application/json' };
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
     // employees/alice may: asked as a check (form 2, the real method), so that nothing is done.
     const check = `${path}${path.includes('?') ? '&' : '?'}isAllowed=${operation}`;
     expect((await send(gateway, check, { user: employee('alice'), method, body, headers })).headers['x-svc-decision']).toBe('ALLOW');
