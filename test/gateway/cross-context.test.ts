@@ -4,9 +4,9 @@
  * client principal authenticators match it in their own context, exactly.
  */
 import type { RunningGateway } from '../../gateway/src/index';
-import { startTestServer, type TestServer } from '../helpers/core-server';
+import type { TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
-import { employee, portalLogin, send, startTestGateway } from './gateway-helpers';
+import { employee, portalLogin, send, startCoreAndGateway, startTestGateway, stopCoreAndGateway } from './gateway-helpers';
 
 const CUSTOMER_ALICE = { contextId: 'customers', uniqueId: 'alice' };
 const PASSWORD = 'Customer-alice-9';
@@ -14,15 +14,8 @@ const coreLog = logLines();
 let core: TestServer;
 let gateway: RunningGateway;
 
-beforeAll(async () => {
-  core = await startTestServer({ logger: coreLog.logger });
-  gateway = await startTestGateway([core.baseUrl]);
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await core.stop();
-});
+beforeAll(async () => ({ core, gateway } = await startCoreAndGateway({ core: { logger: coreLog.logger } })));
+afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 interface SessionAnswer {
   session: { type: string; principal: { uniqueId: string; contextId: string } | null; level: number };

@@ -7,8 +7,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningGateway } from '../../gateway/src/index';
-import { startTestServer, type TestServer } from '../helpers/core-server';
-import { employee, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
+import type { TestServer } from '../helpers/core-server';
+import { employee, send, startCoreAndGateway, startTestGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
 /** What the portal may pass, and what the gateway adds (its cookie, the visitor's address). */
 const FORWARDED = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent', 'cookie', 'x-forwarded-for'];
@@ -47,16 +47,8 @@ describe('against a real core', () => {
   let gateway: RunningGateway;
   let seen: SeenRequest[];
 
-  beforeAll(async () => {
-    core = await startTestServer();
-    seen = recordCoreRequests(core);
-    gateway = await startTestGateway([core.baseUrl]);
-  });
-
-  afterAll(async () => {
-    await gateway.close();
-    await core.stop();
-  });
+  beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway()));
+  afterAll(() => stopCoreAndGateway({ core, gateway }));
 
   it.each([
     ['a portal user', employee('alice')],

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { signPrincipalAssertion, type PrincipalName } from '../../common/src/assertion/principal-assertion';
 import { buildGatewayConfig, type GatewayConfig } from '../../gateway/src/config';
 import { startGateway, type GatewayOptions, type RunningGateway } from '../../gateway/src/index';
-import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS, startTestServer, type TestServer, type TestServerOptions } from '../helpers/core-server';
 
 export const PORTAL = 'demo-portal';
 export const PORTAL_SECRET = TEST_CREDENTIALS.portals[PORTAL];
@@ -114,4 +114,23 @@ export function portalLogin(gateway: RunningGateway, user: string, password: str
     body: JSON.stringify({ user, password }),
     headers: { 'content-type': 'application/json', ...options.headers },
   });
+}
+
+export interface CoreAndGateway {
+  core: TestServer;
+  gateway: RunningGateway;
+  /** Every request the core receives (recordCoreRequests). */
+  seen: SeenRequest[];
+}
+
+/** A real core, seeded like the demo, and a gateway in front of it. */
+export async function startCoreAndGateway(options: { core?: TestServerOptions; gateway?: Partial<GatewayConfig>; gatewayOptions?: GatewayOptions } = {}): Promise<CoreAndGateway> {
+  const core = await startTestServer(options.core);
+  const seen = recordCoreRequests(core);
+  return { core, seen, gateway: await startTestGateway([core.baseUrl], options.gateway, options.gatewayOptions) };
+}
+
+export async function stopCoreAndGateway(started: Partial<CoreAndGateway>): Promise<void> {
+  await started.gateway?.close();
+  await started.core?.stop();
 }

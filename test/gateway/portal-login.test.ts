@@ -4,9 +4,9 @@
  * structure and the subject's roles, and the new core session is what the user's later requests use.
  */
 import type { RunningGateway } from '../../gateway/src/index';
-import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
-import { employee, portalLogin, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
+import { employee, portalLogin, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
 const { users } = TEST_CREDENTIALS;
 const coreLog = logLines();
@@ -15,16 +15,8 @@ let core: TestServer;
 let gateway: RunningGateway;
 let seen: SeenRequest[];
 
-beforeAll(async () => {
-  core = await startTestServer({ logger: coreLog.logger });
-  seen = recordCoreRequests(core);
-  gateway = await startTestGateway([core.baseUrl], {}, { logger: gatewayLog.logger });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await core.stop();
-});
+beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway({ core: { logger: coreLog.logger }, gatewayOptions: { logger: gatewayLog.logger } })));
+afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 interface LoginAnswer {
   session: { uniqueId: string; type: string; clientId: string; principal: { uniqueId: string; contextId: string } | null; level: number; message: string };

@@ -1,22 +1,14 @@
 import { Connection } from '../../client/src/connection';
 import type { RunningGateway } from '../../gateway/src/index';
-import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
-import { coreRequestCount, employee, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { coreRequestCount, employee, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
 let core: TestServer;
 let gateway: RunningGateway;
 let seen: SeenRequest[];
 
-beforeAll(async () => {
-  core = await startTestServer();
-  seen = recordCoreRequests(core);
-  gateway = await startTestGateway([core.baseUrl], { bodyLimit: 4096 });
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await core.stop();
-});
+beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway({ gateway: { bodyLimit: 4096 } })));
+afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 const ALICE = '/gw/api/contexts/employees/subjects/alice';
 const cookieOf = (req: SeenRequest) => String(req.headers.cookie ?? '');

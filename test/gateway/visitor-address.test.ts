@@ -7,7 +7,7 @@
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
-import { portalLogin, send, startTestGateway } from './gateway-helpers';
+import { portalLogin, send, startCoreAndGateway, startTestGateway, stopCoreAndGateway } from './gateway-helpers';
 
 const { users } = TEST_CREDENTIALS;
 const ATTACKER = '203.0.113.66';
@@ -16,15 +16,8 @@ const coreLog = logLines();
 let core: TestServer;
 let gateway: RunningGateway;
 
-beforeAll(async () => {
-  core = await startTestServer({ logger: coreLog.logger });
-  gateway = await startTestGateway([core.baseUrl]);
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await core.stop();
-});
+beforeAll(async () => ({ core, gateway } = await startCoreAndGateway({ core: { logger: coreLog.logger } })));
+afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 /** 30 names: bob in four spellings (so that the pair (bob, attacker) locks), alice in two, and 24 unknown ones. */
 const NAMES = ['bob', 'BOB', 'bob@example.com', 'Bob@Example.com', 'alice', 'alice@example.com', ...Array.from({ length: 24 }, (_, i) => `guess-${i}`)];

@@ -6,8 +6,8 @@
  * and every sealed login then got 503), and each keeps its own session and its own flows.
  */
 import type { RunningGateway } from '../../gateway/src/index';
-import { TEST_CREDENTIALS, startTestServer, type TestServer } from '../helpers/core-server';
-import { portalLogin, recordCoreRequests, send, startTestGateway, type SeenRequest } from './gateway-helpers';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { portalLogin, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
 const VISITORS = 1000;
 const CONCURRENCY = 16;
@@ -15,16 +15,8 @@ let core: TestServer;
 let gateway: RunningGateway;
 let seen: SeenRequest[];
 
-beforeAll(async () => {
-  core = await startTestServer();
-  seen = recordCoreRequests(core);
-  gateway = await startTestGateway([core.baseUrl]);
-});
-
-afterAll(async () => {
-  await gateway.close();
-  await core.stop();
-});
+beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway()));
+afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 interface SessionAnswer {
   session: { uniqueId: string; type: string; clientId: string; principal: unknown; level: number };
@@ -76,7 +68,7 @@ describe(`${VISITORS} distinct visitors`, () => {
     expect((await gateway.metrics.coreLogins.get()).values).toEqual([expect.objectContaining({ labels: { kind: 'principal', outcome: 'success' }, value: 1 })]);
     expect(new Set(first).size).toBe(VISITORS);
     expect(second).toEqual(first);
-  });
+  }, 180_000); // 2 001 requests through three real parts: more than the default 30 s on a loaded machine
 });
 
 describe("one visitor's forgotten-password flow is not another's", () => {
