@@ -5,7 +5,6 @@
 import type { Request } from 'express';
 import {
   ASSERTION_HEADER,
-  formatPrincipalName,
   PrincipalAssertionRejected,
   verifyPrincipalAssertion,
   type VerifiedPrincipal,
@@ -24,9 +23,12 @@ export interface TrustOptions {
   now?: () => number;
 }
 
-/** The cache key of a portal principal: a user of a portal, or one anonymous visitor of it. */
+/**
+ * The cache key of a portal principal: a user of a portal, or one anonymous visitor of it. On every
+ * request's path, so built without checking again what the assertion's parse checked.
+ */
 export function principalKey(principal: VerifiedPrincipal): string {
-  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${formatPrincipalName(principal.user)}`;
+  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principal.user.contextId}/${principal.user.uniqueId}`;
 }
 
 /**
