@@ -124,7 +124,7 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
  * and `{base}/access/v1/X` becomes `{root}/api/access/v1/X`. Anything else (another origin, a page
  * of the core) has no gateway path and is not passed.
  */
-export function gatewayLocation(root: string, core: string, location: string | string[] | undefined): string | undefined {
+function gatewayLocation(root: string, core: string, location: string | string[] | undefined): string | undefined {
   if (typeof location !== 'string') return undefined;
   const { origin, prefix } = coreTarget(core);
   let url: URL;
