@@ -112,6 +112,20 @@ describe('POST {gw}/api/logout', () => {
   });
 });
 
+describe('a portal user whose subject is disabled', () => {
+  it('cannot be renewed: the next request is 401 login_failed, for the portal to end its session', async () => {
+    await core.core.subjects.create('employees', 'erin', { mail: 'erin@example.com', password: 'Erin-pass-123' }, 'admin');
+    expect((await portalLogin(gateway, 'erin', 'Erin-pass-123')).status).toBe(200);
+    const erin = employee('erin');
+    expect((await send(gateway, '/gw/api/session', { user: erin })).status).toBe(200);
+    const body = JSON.stringify({ subject: { attributes: { disabled: 'true' } } });
+    expect((await send(gateway, '/gw/api/contexts/employees/subjects/erin', { method: 'PUT', body, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    const refused = await send(gateway, '/gw/api/session', { user: erin });
+    expect(refused.status).toBe(401);
+    expect(refused.json()).toMatchObject({ code: 'login_failed' });
+  });
+});
+
 describe('audit', () => {
   it("portal logins are audited by the gateway, and the core's login lines name the visitor's address", async () => {
     await portalLogin(gateway, 'bob', users.bob, { visitor: 'visitor-audit', address: '198.51.100.30' });
