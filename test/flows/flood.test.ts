@@ -102,7 +102,7 @@ async function bobLogsIn(): Promise<string> {
 /** bob through the gateway: the gateway logs in to the core as bob (a new USER session there). */
 async function bobThroughGateway(): Promise<Record<string, unknown>> {
   const path = `${gateway.ready.root}/api/session`;
-  const assertion = signPrincipalAssertion({ portalId: BENCH_PORTAL, secret: gateway.ready.secret, user: 'bob', visitor: `flood-${Date.now()}`, method: 'GET', pathAndQuery: path });
+  const assertion = signPrincipalAssertion({ portalId: BENCH_PORTAL, secret: gateway.ready.secret, user: { contextId: 'employees', uniqueId: 'bob' }, visitor: `flood-${Date.now()}`, method: 'GET', pathAndQuery: path });
   const answer = await send(`${gateway.ready.url}${path}`, { headers: { accept: 'application/json', 'x-svc-principal': assertion } });
   expect(answer.status).toBe(200);
   return answer.json?.session as Record<string, unknown>;
