@@ -22,7 +22,11 @@ export function describeSchemaError(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') return `${at}: unknown property "${String(params.additionalProperty)}"`;
   if (error.keyword === 'required') return `${at}: missing property "${String(params.missingProperty)}"`;
-  if (error.keyword === 'enum') return `${at}: must be one of ${JSON.stringify(params.allowedValues)}`;
+  if (error.keyword === 'enum') {
+    const allowed = params.allowedValues as unknown[];
+    // A long list (e.g. every P3P user attribute name) would drown the message: the schema has it.
+    return allowed.length > 12 ? `${at}: not one of the ${allowed.length} names the schema allows` : `${at}: must be one of ${JSON.stringify(allowed)}`;
+  }
   return `${at}: ${error.message ?? error.keyword}`;
 }
 
