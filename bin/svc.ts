@@ -15,9 +15,10 @@ commands:
   demo                 the core server and the gateway (and, as it lands, the portal) on embedded defaults
   server               the core server: --config PATH (or SVC_CONFIG), --host, --port
   gateway              the portal-facing gateway: --config PATH (or SVC_GATEWAY_CONFIG), --host, --port (or SVC_GATEWAY_PORT)
+  portal               the portal driver hosting portlets: --config PATH (or SVC_PORTAL_CONFIG), --host, --port (or SVC_PORTAL_PORT)
   hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
   gen-secret           print a new client or portal secret (32 random bytes, base64url)
-  config-schema        print the JSON Schema of the configuration file
+  config-schema        print the JSON Schema of a configuration file: core (default), gateway, portal or portlet (portlet.json)
   migrate              apply the PostgreSQL subject store's schema migrations: --config FILE
   export               a context's subjects as JSON lines on stdout: [--config FILE] --context C
   import               JSON lines into a context, all or nothing: [--config FILE] --context C [--replace] [FILE]
@@ -96,6 +97,29 @@ async function gateway(argv: string[]): Promise<void> {
   process.once('SIGINT', stop);
 }
 
+async function portal(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const path = values.config ?? process.env.SVC_PORTAL_CONFIG;
+  if (!path) throw new Error('svc portal needs --config FILE (or SVC_PORTAL_CONFIG)');
+  // Loaded on demand: the other commands need neither the container nor the portlets.
+  const { loadPortalConfigFile, startPortal } = await import('../portlet-adapter/src/portal');
+  const config = loadPortalConfigFile(path, process.env, { host: values.host, port: values.port === undefined ? undefined : Number(values.port) });
+  const running = await startPortal(config);
+  const stop = () => void running.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+async function printSchema(which: string | undefined): Promise<void> {
+  let schema: unknown;
+  if (which === undefined || which === 'core') schema = configSchema;
+  else if (which === 'gateway') schema = (await import('../gateway/src/config')).gatewaySchema;
+  else if (which === 'portal') schema = (await import('../portlet-adapter/src/portal/config/schema')).portalConfigSchema;
+  else if (which === 'portlet') schema = (await import('../portlet-adapter/src/container/descriptor/schema')).portletDescriptorSchema;
+  else throw new Error(`config-schema: unknown file "${which}" (core, gateway, portal or portlet)`);
+  process.stdout.write(JSON.stringify(schema, null, 2) + '\n');
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
@@ -105,6 +129,8 @@ async function main(): Promise<void> {
       return server(rest);
     case 'gateway':
       return gateway(rest);
+    case 'portal':
+      return portal(rest);
     case 'hash-password':
       process.exitCode = await runHashPassword(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       return;
@@ -130,8 +156,7 @@ async function main(): Promise<void> {
       return;
     }
     case 'config-schema':
-      process.stdout.write(JSON.stringify(configSchema, null, 2) + '\n');
-      return;
+      return printSchema(rest[0]);
     default:
       process.stderr.write(USAGE + '\n');
       process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;

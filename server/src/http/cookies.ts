@@ -1,19 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Core } from '../core';
 
-/** The first value of a cookie; the value is opaque to us and never logged. */
-export function readCookie(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      const value = part.slice(eq + 1).trim();
-      return value.length > 0 && value.length <= 4096 ? value : undefined;
-    }
-  }
-  return undefined;
-}
+export { readCookie } from '../../../common/src/http/read-cookie';
 
 /** The session cookie per SPEC section 4: HttpOnly, SameSite=Lax, Secure over TLS. */
 export function setSessionCookie(core: Core, req: Request, res: Response, value: string | undefined): void {

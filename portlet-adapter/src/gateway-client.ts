@@ -1,0 +1,275 @@
+/**
+ * The only code in `portlet-adapter/` that speaks to svc (SPEC 10.3): HTTP to the gateway, every
+ * request signed with the portal's secret as a v2 principal assertion (SPEC 9: the portal user's
+ * `contextId/uniqueId` or none for a visitor, the portal session's handle, the browser's address),
+ * JSON both ways, problem details turned into typed errors (the client library's `SvcClientError`
+ * family, so a portlet can `switch (error.code)`). With several gateways requests are spread
+ * round-robin, and a gateway that cannot be reached is skipped for a while.
+ *
+ * Portlets get a `SvcGateway` (this client bound to the request's principal) as the request
+ * attribute `GATEWAY_ATTRIBUTE`; they never hold a core session, a client secret or the portal secret.
+ */
+import { Agent, request } from 'undici';
+import { ASSERTION_HEADER, signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
+import type { PrincipalName } from '../../common/src/principal-name';
+import { SvcClientError, clientFailure, errorFromProblem, type ProblemInfo } from '../../client/src/errors';
+
+export { signPrincipalAssertion, ASSERTION_HEADER } from '../../common/src/assertion/principal-assertion';
+
+/** The request attribute under which a portlet finds its `SvcGateway`. */
+export const GATEWAY_ATTRIBUTE = 'svc.gateway';
+
+/** Who a request is for (SPEC 9's `user`, `visitor` and `address`). */
+export interface GatewayPrincipal {
+  /** The portal user's svc subject; null for a visitor. */
+  user: PrincipalName | null;
+  /** The portal session's handle (a user's) or the visitor cookie's (a visitor's). */
+  visitor: string;
+  /** The browser's address as the portal saw it (through `trustProxy`), or null. */
+  address: string | null;
+}
+
+export type GatewayMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
+
+export interface GatewayRequest {
+  method: GatewayMethod;
+  /** Under `{gw}/api`, starting with `/`, segments already encoded (see `apiPath`). */
+  path: string;
+  query?: Readonly<Record<string, string | number | undefined>>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** `If-Match`, `X-Operation` and the like; never credentials. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+export interface GatewayResponse<T = unknown> {
+  status: number;
+  headers: Readonly<Record<string, string>>;
+  /** The parsed JSON body; undefined when empty. */
+  body: T | undefined;
+}
+
+/** svc's session structure (SPEC 4). */
+export interface SvcSessionInfo {
+  uniqueId: string;
+  type: string;
+  clientId: string;
+  principal: { uniqueId: string; contextId: string } | null;
+  level: number;
+  message?: string;
+}
+
+/** One AuthZEN evaluation (SPEC 6): the operation, and the resource as `{type, id}`. */
+export interface Evaluation {
+  action: 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'SEARCH';
+  resource: { type: 'subjects' | 'subject' | 'subject.password' | 'subject.lockout'; id: string };
+}
+
+export interface GatewayClientOptions {
+  /** `{gw}` of each gateway, e.g. `http://127.0.0.1:8081/gw`. */
+  gateways: readonly string[];
+  portalId: string;
+  secret: string;
+  /** Per request, for the answer's headers and body (default 10 s). */
+  timeoutMs?: number;
+  /** How long an unreachable gateway is skipped (default 5 s). */
+  skipFailedMs?: number;
+  now?: () => number;
+}
+
+/** Errors of undici that mean the request never left: trying another gateway cannot repeat it. */
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export class GatewayClient {
+  readonly #gateways: string[];
+  readonly #failedUntil: number[];
+  readonly #agent: Agent;
+  readonly #now: () => number;
+  #next = 0;
+
+  constructor(private readonly options: GatewayClientOptions) {
+    if (options.gateways.length === 0) throw new TypeError('GatewayClient: at least one gateway');
+    this.#gateways = options.gateways.map((g) => g.replace(/\/+$/, ''));
+    this.#failedUntil = this.#gateways.map(() => 0);
+    const timeout = options.timeoutMs ?? 10_000;
+    this.#agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** One signed request; an answer of 400 or more is thrown as an `SvcClientError`. */
+  async request<T = unknown>(principal: GatewayPrincipal, req: GatewayRequest): Promise<GatewayResponse<T>> {
+    if (!req.path.startsWith('/')) throw new TypeError('GatewayClient: a path under {gw}/api starts with /');
+    const tried = new Set<number>();
+    for (;;) {
+      const index = this.#pick(tried);
+      tried.add(index);
+      const url = new URL(`${this.#gateways[index]}/api${req.path}`);
+      for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.append(name, String(value));
+      try {
+        return await this.#send<T>(principal, req, url);
+      } catch (error) {
+        if (error instanceof SvcClientError) throw error;
+        const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+        if (code !== undefined && NOT_SENT.has(code)) {
+          this.#failedUntil[index] = this.#now() + (this.options.skipFailedMs ?? 5_000);
+          if (tried.size < this.#gateways.length) continue;
+        }
+        throw clientFailure('transport_error', `${req.method} ${url.pathname}: ${code ?? (error as Error).message}`, 0, error);
+      }
+    }
+  }
+
+  /** `POST {gw}/api/login` for a visitor: svc checks the password; the portal keeps none. */
+  async login(visitor: GatewayPrincipal, user: string, password: string): Promise<{ session: SvcSessionInfo; roles: string[] }> {
+    const answer = await this.request<{ session: SvcSessionInfo; roles?: unknown }>({ ...visitor, user: null }, { method: 'POST', path: '/login', body: { user, password } });
+    const session = answer.body?.session;
+    if (!session || typeof session !== 'object' || !session.principal) throw clientFailure('bad_response', 'a login answer without a principal', answer.status);
+    const roles = Array.isArray(answer.body?.roles) ? answer.body.roles.filter((r): r is string => typeof r === 'string') : [];
+    return { session, roles };
+  }
+
+  /** `POST {gw}/api/logout`: ends the user's core session at the gateway. */
+  async logout(principal: GatewayPrincipal): Promise<void> {
+    await this.request(principal, { method: 'POST', path: '/logout' });
+  }
+
+  /** One batch of AuthZEN evaluations for the principal, in order; an item that failed is a DENY. */
+  async evaluations(principal: GatewayPrincipal, items: readonly Evaluation[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const body = { evaluations: items.map((item) => ({ action: { name: item.action }, resource: item.resource })) };
+    const answer = await this.request<{ evaluations?: Array<{ decision?: unknown }> }>(principal, { method: 'POST', path: '/access/v1/evaluations', body });
+    const decisions = answer.body?.evaluations ?? [];
+    return items.map((_item, i) => decisions[i]?.decision === true);
+  }
+
+  /** This client bound to one principal: what a portlet gets. `onWrite` hears every successful write. */
+  bind(principal: GatewayPrincipal, onWrite?: (path: string) => void): SvcGateway {
+    return new SvcGateway(this, principal, onWrite);
+  }
+
+  /** Whether some gateway says it is ready. */
+  async ready(): Promise<boolean> {
+    const answers = await Promise.all(
+      this.#gateways.map(async (gateway) => {
+        try {
+          const answer = await request(`${new URL(gateway).origin}/ready`, { dispatcher: this.#agent });
+          await answer.body.dump();
+          return answer.statusCode === 200;
+        } catch {
+          return false;
+        }
+      }),
+    );
+    return answers.some(Boolean);
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #send<T>(principal: GatewayPrincipal, req: GatewayRequest, url: URL): Promise<GatewayResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...lowerCase(req.headers) };
+    headers[ASSERTION_HEADER.toLowerCase()] = signPrincipalAssertion({
+      portalId: this.options.portalId,
+      secret: this.options.secret,
+      user: principal.user,
+      visitor: principal.visitor,
+      address: principal.address,
+      method: req.method,
+      pathAndQuery: url.pathname + url.search,
+    });
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    const answer = await request(url, { method: req.method, headers, body, dispatcher: this.#agent });
+    let text: string;
+    try {
+      text = await answer.body.text();
+    } catch (error) {
+      throw clientFailure('transport_error', `${req.method} ${url.pathname}: ${(error as Error).message}`, answer.statusCode, error);
+    }
+    const answerHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+    let parsed: unknown;
+    if (text.trim() !== '') {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw clientFailure('bad_response', `${req.method} ${url.pathname}: the answer is not JSON (${answer.statusCode})`, answer.statusCode);
+      }
+    }
+    if (answer.statusCode >= 400) {
+      const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemInfo) : { title: `HTTP ${answer.statusCode}` };
+      throw errorFromProblem(answer.statusCode, problem);
+    }
+    return { status: answer.statusCode, headers: answerHeaders, body: parsed as T | undefined };
+  }
+
+  /** Round-robin over the gateways not skipped (all of them, when every one is). */
+  #pick(tried: Set<number>): number {
+    const now = this.#now();
+    const count = this.#gateways.length;
+    for (let step = 0; step < count; step++) {
+      const index = (this.#next + step) % count;
+      if (!tried.has(index) && this.#failedUntil[index] <= now) {
+        this.#next = (index + 1) % count;
+        return index;
+      }
+    }
+    for (let index = 0; index < count; index++) if (!tried.has(index)) return index;
+    throw new TypeError('GatewayClient: no gateway left to try');
+  }
+}
+
+/**
+ * The gateway as one portlet request sees it: bound to the request's principal. Paths are under
+ * `{gw}/api` (`apiPath('contexts', c, 'subjects', s)` encodes the segments).
+ */
+export class SvcGateway {
+  constructor(
+    private readonly client: GatewayClient,
+    readonly principal: GatewayPrincipal,
+    private readonly onWrite?: (path: string) => void,
+  ) {}
+
+  async request<T = unknown>(req: GatewayRequest): Promise<GatewayResponse<T>> {
+    const answer = await this.client.request<T>(this.principal, req);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') this.onWrite?.(req.path);
+    return answer;
+  }
+
+  get<T = unknown>(path: string, query?: GatewayRequest['query']): Promise<GatewayResponse<T>> {
+    return this.request<T>({ method: 'GET', path, query });
+  }
+  post<T = unknown>(path: string, body?: unknown, headers?: GatewayRequest['headers']): Promise<GatewayResponse<T>> {
+    return this.request<T>({ method: 'POST', path, body, headers });
+  }
+  put<T = unknown>(path: string, body?: unknown, headers?: GatewayRequest['headers']): Promise<GatewayResponse<T>> {
+    return this.request<T>({ method: 'PUT', path, body, headers });
+  }
+  delete<T = unknown>(path: string, headers?: GatewayRequest['headers']): Promise<GatewayResponse<T>> {
+    return this.request<T>({ method: 'DELETE', path, headers });
+  }
+
+  /** One batch of checks for this principal (SPEC 10.3: one per render, never one per button). */
+  evaluations(items: readonly Evaluation[]): Promise<boolean[]> {
+    return this.client.evaluations(this.principal, items);
+  }
+}
+
+/** `/a/b%2Fc`: a path under `{gw}/api` from its segments, each encoded. */
+export function apiPath(...segments: string[]): string {
+  return segments.map((s) => `/${encodeURIComponent(s)}`).join('');
+}
+
+function lowerCase(headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'cookie' || lower === 'authorization' || lower === ASSERTION_HEADER.toLowerCase()) continue;
+    out[lower] = value;
+  }
+  return out;
+}

@@ -1,0 +1,146 @@
+/**
+ * Portal sessions (SPEC 10.2). A logged-in user's `SVCPORTALSESSION` (256 random bits; the store
+ * keys it by its SHA-256, never the value) holds the svc principal and roles and the portlet
+ * application's session; idle and absolute timeouts; bounded, and a full store refuses a login
+ * (503) rather than evict anyone. A visitor has no server state until a portlet stores something;
+ * then a bounded map keyed by the visitor handle holds it (the least recently seen goes first).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { ServiceUnavailable } from '../../../common/src/errors';
+import type { PrincipalName } from '../../../common/src/principal-name';
+import { MemoryApplicationSession } from '../container/application-session';
+
+export const PORTAL_SESSION_COOKIE = 'SVCPORTALSESSION';
+
+export interface PortalSession {
+  /** Public: names the session in logs and is the assertion's `visitor` (not a credential). */
+  readonly handle: string;
+  readonly principal: PrincipalName;
+  /** `contextId/uniqueId`. */
+  readonly name: string;
+  /** svc roles at login, which are the portal roles. */
+  readonly roles: readonly string[];
+  readonly created: number;
+  lastSeen: number;
+  readonly application: MemoryApplicationSession;
+  /** `PortletRequest.USER_INFO` source, read through the gateway; dropped after a write to the user's subject. */
+  userAttributes?: Readonly<Record<string, unknown>>;
+}
+
+interface VisitorState {
+  application: MemoryApplicationSession;
+  lastSeen: number;
+}
+
+export interface SessionStoreOptions {
+  idleSeconds: number;
+  absoluteSeconds: number;
+  maxSessions: number;
+  maxVisitorStates: number;
+  now?: () => number;
+}
+
+export class PortalSessionStore {
+  readonly #sessions = new Map<string, PortalSession>();
+  /** In least-recently-seen order (a seen entry is moved to the end). */
+  readonly #visitors = new Map<string, VisitorState>();
+  readonly #now: () => number;
+
+  constructor(private readonly options: SessionStoreOptions) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get visitorStates(): number {
+    return this.#visitors.size;
+  }
+
+  /** A new session for a login: a new cookie value (never one the browser offered). */
+  create(principal: PrincipalName, roles: readonly string[]): { cookie: string; session: PortalSession } {
+    this.sweep();
+    if (this.#sessions.size >= this.options.maxSessions) throw new ServiceUnavailable('the portal has as many sessions as it may hold; try again later', { headers: { 'Retry-After': '60' } });
+    const cookie = randomBytes(32).toString('base64url');
+    const digest = digestOf(cookie);
+    const now = this.#now();
+    const session: PortalSession = {
+      handle: digest.subarray(0, 16).toString('base64url'),
+      principal,
+      name: `${principal.contextId}/${principal.uniqueId}`,
+      roles: Object.freeze([...roles]),
+      created: now,
+      lastSeen: now,
+      application: new MemoryApplicationSession(this.options.idleSeconds, this.#now),
+    };
+    this.#sessions.set(digest.toString('base64url'), session);
+    return { cookie, session };
+  }
+
+  /** The live session of a cookie value (seen now), or undefined; an expired one is ended. */
+  resolve(cookie: string | undefined): PortalSession | undefined {
+    if (typeof cookie !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(cookie)) return undefined;
+    const key = digestOf(cookie).toString('base64url');
+    const session = this.#sessions.get(key);
+    if (session === undefined) return undefined;
+    const now = this.#now();
+    if (this.#expired(session, now)) {
+      this.#sessions.delete(key);
+      return undefined;
+    }
+    session.lastSeen = now;
+    session.application.touch();
+    return session;
+  }
+
+  end(cookie: string | undefined): PortalSession | undefined {
+    if (typeof cookie !== 'string') return undefined;
+    const key = digestOf(cookie).toString('base64url');
+    const session = this.#sessions.get(key);
+    this.#sessions.delete(key);
+    return session;
+  }
+
+  /** A visitor's application session: undefined when there is none and `create` is false. */
+  visitor(handle: string, create: boolean): MemoryApplicationSession | undefined {
+    const now = this.#now();
+    const found = this.#visitors.get(handle);
+    if (found !== undefined) {
+      this.#visitors.delete(handle);
+      if (now - found.lastSeen <= this.options.idleSeconds * 1000) {
+        if (found.lastSeen !== now) found.application.touch();
+        found.lastSeen = now;
+        this.#visitors.set(handle, found);
+        return found.application;
+      }
+    }
+    if (!create || this.options.maxVisitorStates === 0) return undefined;
+    while (this.#visitors.size >= this.options.maxVisitorStates) this.#visitors.delete(this.#visitors.keys().next().value!);
+    const state = { application: new MemoryApplicationSession(this.options.idleSeconds, this.#now), lastSeen: now };
+    this.#visitors.set(handle, state);
+    return state.application;
+  }
+
+  dropVisitor(handle: string): void {
+    this.#visitors.delete(handle);
+  }
+
+  /** Ends every expired session and visitor state. */
+  sweep(): void {
+    const now = this.#now();
+    for (const [key, session] of this.#sessions) if (this.#expired(session, now)) this.#sessions.delete(key);
+    for (const [handle, state] of this.#visitors) {
+      if (now - state.lastSeen <= this.options.idleSeconds * 1000) break;
+      this.#visitors.delete(handle);
+    }
+  }
+
+  #expired(session: PortalSession, now: number): boolean {
+    return now - session.lastSeen > this.options.idleSeconds * 1000 || now - session.created > this.options.absoluteSeconds * 1000;
+  }
+}
+
+function digestOf(cookie: string): Buffer {
+  return createHash('sha256').update(cookie, 'utf8').digest();
+}

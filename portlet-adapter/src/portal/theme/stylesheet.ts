@@ -1,0 +1,68 @@
+/**
+ * The portal's one theme (SPEC 10.2): JSR-168's CSS class names (PLT.C) so that one stylesheet
+ * styles every portlet; served by the portal itself (no external resources). Contrast is at least
+ * 4.5:1 for text, focus is always visible, and the layout holds from 375 px to wide screens.
+ */
+export const STYLESHEET = `
+*,*::before,*::after{box-sizing:border-box}
+html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;font-size:100%;line-height:1.5;color:#1b1f24;background:#f3f5f8}
+body{margin:0;min-height:100vh;display:flex;flex-direction:column}
+a{color:#0b57a4}
+a:hover{color:#083f77}
+:focus-visible{outline:3px solid #b35c00;outline-offset:2px}
+.skip-link{position:absolute;left:-999px;top:0;background:#fff;padding:.5rem 1rem;z-index:10}
+.skip-link:focus{left:.5rem}
+.portal-header{background:#17324d;color:#fff;padding:.75rem 1rem;display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;justify-content:space-between}
+.portal-name{margin:0;font-size:1.25rem;font-weight:600}
+.portal-name a{color:#fff;text-decoration:none}
+.portal-user{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:0}
+.portal-user a{color:#fff}
+.portal-user form{margin:0}
+.portal-user button{background:transparent;color:#fff;border:1px solid #fff;border-radius:4px;padding:.25rem .75rem;font:inherit;cursor:pointer}
+.portal-nav{background:#fff;border-bottom:1px solid #d5dbe3}
+.portal-nav ul{list-style:none;margin:0 auto;padding:0 1rem;display:flex;flex-wrap:wrap;gap:.25rem;max-width:80rem}
+.portal-nav a{display:block;padding:.6rem .9rem;text-decoration:none;border-bottom:3px solid transparent}
+.portal-nav a[aria-current="page"]{border-bottom-color:#0b57a4;font-weight:600;color:#1b1f24}
+.portal-main{flex:1;width:100%;max-width:80rem;margin:0 auto;padding:1rem}
+.portal-main>h1{font-size:1.5rem;margin:.25rem 0 1rem}
+.portal-windows{display:grid;gap:1rem;grid-template-columns:1fr}
+@media (min-width:56rem){.portal-windows{grid-template-columns:repeat(2,minmax(0,1fr))}.portal-windows>.portlet-maximized{grid-column:1/-1}}
+.portal-footer{padding:1rem;text-align:center;color:#4a5563;font-size:.875rem}
+.portlet{background:#fff;border:1px solid #d5dbe3;border-radius:6px;min-width:0;overflow-wrap:anywhere}
+.portlet-title-bar{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #d5dbe3;background:#eef2f7;border-radius:6px 6px 0 0}
+.portlet-minimized .portlet-title-bar{border-bottom:0;border-radius:6px}
+.portlet-title{font-size:1.1rem;margin:0}
+.portlet-controls ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.25rem}
+.portlet-controls a,.portlet-controls span{display:inline-block;padding:.15rem .5rem;font-size:.875rem;border-radius:4px}
+.portlet-controls span[aria-current]{background:#d5dbe3;color:#1b1f24}
+.portlet-content{padding:.75rem}
+.portlet-font{color:#1b1f24}
+.portlet-font-dim{color:#4a5563}
+.portlet-msg-status,.portlet-msg-info,.portlet-msg-error,.portlet-msg-alert,.portlet-msg-success{padding:.5rem .75rem;border-left:4px solid;margin:0 0 .75rem;border-radius:0 4px 4px 0}
+.portlet-msg-status,.portlet-msg-info{border-color:#0b57a4;background:#edf4fc}
+.portlet-msg-error{border-color:#b3261e;background:#fdf0ef;color:#7a1712}
+.portlet-msg-alert{border-color:#b35c00;background:#fff5e8;color:#5c3000}
+.portlet-msg-success{border-color:#1e7b34;background:#eef9f1;color:#13501f}
+.portlet-section-header,.portlet-section-subheader{font-weight:600;margin:.75rem 0 .5rem}
+.portlet-section-header{font-size:1.05rem}
+.portlet-section-body,.portlet-section-text{margin:0 0 .5rem}
+.portlet-section-alternate{background:#f6f8fa}
+.portlet-section-selected{background:#e3edf9}
+.portlet-section-footer{color:#4a5563;font-size:.875rem;margin-top:.75rem}
+.portlet-form-label,.portlet-form-field-label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+.portlet-form-input-field,.portlet-form-field{width:100%;max-width:32rem;padding:.45rem .5rem;font:inherit;border:1px solid #6b7785;border-radius:4px;background:#fff;color:#1b1f24}
+.portlet-form-button{margin-top:.75rem;padding:.45rem 1rem;font:inherit;border:1px solid #0b57a4;border-radius:4px;background:#0b57a4;color:#fff;cursor:pointer}
+.portlet-form-button:hover{background:#083f77}
+.portlet-icon-label,.portlet-dlg-icon-label{font-size:.875rem}
+.portlet-table-header,.portlet-table-body,.portlet-table-alternate,.portlet-table-selected,.portlet-table-subheader,.portlet-table-footer,.portlet-table-text{padding:.35rem .5rem;text-align:left;vertical-align:top;border-bottom:1px solid #d5dbe3}
+.portlet-table-header{background:#eef2f7;font-weight:600}
+.portlet-table-alternate{background:#f6f8fa}
+.portlet-table-selected{background:#e3edf9}
+.portlet-table-footer{font-weight:600}
+.portlet-content table{border-collapse:collapse;width:100%;display:block;overflow-x:auto}
+.portlet-menu{list-style:none;padding:0;margin:0}
+.portlet-menu-item,.portlet-menu-item-selected{padding:.25rem 0}
+.portlet-menu-item-selected{font-weight:600}
+.portal-login{max-width:24rem}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+`;

@@ -1,0 +1,121 @@
+/**
+ * A real portal (`startPortal`) on port 0 with the test portlets of test/portlets/fixtures, its
+ * descriptor and configuration written to a temporary directory, and a small browser: a cookie jar,
+ * `Origin` on posts, redirects not followed.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { parsePrincipalName } from '../../common/src/principal-name';
+import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
+import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
+import { COUNTER, fixture } from '../portlets/harness';
+
+export const PORTAL_SECRET = 'ZGVtby1wb3J0YWwtdGVzdC1zZWNyZXQtZm9yLXRlc3RzLW9ubHk';
+
+export const PORTLETS = [
+  COUNTER,
+  { name: 'thrower', module: fixture('thrower.ts', 'ThrowerPortlet'), title: 'Thrower' },
+  { name: 'hanger', module: fixture('hanger.ts', 'HangingPortlet'), title: 'Hanger' },
+  { name: 'broken', module: fixture('failing-init.ts', 'FailingInitPortlet'), title: 'Broken' },
+];
+
+export interface TestPortal extends RunningPortal {
+  dir: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestPortal(portal: Record<string, unknown>, portlets: object[] = PORTLETS, options: { dir?: string } = {}): Promise<TestPortal> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'svc-portal-'));
+  writeFileSync(join(dir, 'portlet.json'), JSON.stringify({ application: 'test', portlets }));
+  const config = buildPortalConfig(
+    {
+      portal: {
+        host: '127.0.0.1',
+        port: 0,
+        // Nothing listens on port 9: these suites need no gateway.
+        gateways: ['http://127.0.0.1:9/gw'],
+        portalId: 'demo-portal',
+        secret: PORTAL_SECRET,
+        dataDir: dir,
+        descriptor: 'portlet.json',
+        ...portal,
+      },
+    },
+    { env: {}, baseDir: dir },
+  );
+  const running = await startPortal(config, { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+  return {
+    ...running,
+    dir,
+    async stop() {
+      await running.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  location: string | null;
+}
+
+/** A browser of the portal: keeps its cookies, sends `Origin` with posts (the portal's unless told). */
+export class Browser {
+  readonly cookies = new Map<string, string>();
+
+  constructor(private readonly portal: RunningPortal) {}
+
+  /** Logged in as `name` (`contextId/uniqueId`) with `roles`, through the portal's own session store. */
+  static loggedIn(portal: RunningPortal, name: string, roles: string[] = []): Browser {
+    const browser = new Browser(portal);
+    const { cookie } = portal.deps.sessions.create(parsePrincipalName(name)!, roles);
+    browser.cookies.set(PORTAL_SESSION_COOKIE, cookie);
+    return browser;
+  }
+
+  async get(path: string): Promise<Answer> {
+    return this.send('GET', path);
+  }
+
+  async post(path: string, form: Record<string, string> | string = {}, headers: Record<string, string> = {}): Promise<Answer> {
+    return this.send('POST', path, typeof form === 'string' ? form : new URLSearchParams(form).toString(), { origin: this.portal.url, 'content-type': 'application/x-www-form-urlencoded', ...headers });
+  }
+
+  async send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+    const url = path.startsWith('http') ? path : `${this.portal.url}${path}`;
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(url, { method, body, redirect: 'manual', headers: { ...(cookie ? { cookie } : {}), ...headers } });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq);
+      const value = pair.slice(eq + 1);
+      if (value === '' || /max-age=0/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: response.status, headers: response.headers, text: await response.text(), location: response.headers.get('location') };
+  }
+}
+
+/** The HTML-unescaped value of the first `attribute` on the element with `id`. */
+export function attributeOf(html: string, id: string, attribute: string): string | undefined {
+  const element = new RegExp(`<[a-z0-9]+ [^>]*id="${id}"[^>]*>`).exec(html)?.[0];
+  const value = element && new RegExp(`${attribute}="([^"]*)"`).exec(element)?.[1];
+  return value?.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
+}
+
+/** Every `id` attribute of a page. */
+export function idsOf(html: string): string[] {
+  return [...html.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1]);
+}
+
+/** The session's CSRF token, as the page's logout form carries it. */
+export function tokenOf(html: string): string {
+  const token = /name="_csrf" value="([^"]*)"/.exec(html)?.[1];
+  if (token === undefined) throw new Error('no _csrf field on the page');
+  return token;
+}
