@@ -12,3 +12,5 @@ export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SvcGateway, apiPath
 export type { Evaluation, GatewayClientOptions, GatewayPrincipal, GatewayRequest, GatewayResponse, SvcSessionInfo } from './gateway-client';
 export { buildPortalConfig, loadPortalConfigFile, portalConfigSchema, PortalConfigError, startPortal, type PortalConfig, type RunningPortal } from './portal';
 export { DescriptorError, portletDescriptorSchema } from './container';
+/** Escaping for the markup portlets write (`html` escapes every interpolation). */
+export { escapeHtml, html, Html } from '../../common/src/html';
