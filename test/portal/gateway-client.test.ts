@@ -1,0 +1,105 @@
+/**
+ * The gateway client against two real HTTP servers that verify each assertion with the gateway's
+ * own verifier and answer as a gateway would: signing, spreading, skipping an unreachable gateway,
+ * and problem details as typed errors.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ASSERTION_HEADER, verifyPrincipalAssertion, type VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
+import { SvcAccessDeniedError, SvcNotFoundError, SvcTransportError } from '../../client/src/errors';
+import { GatewayClient, apiPath } from '../../portlet-adapter/src/gateway-client';
+import { PORTAL_SECRET } from './portal-helpers';
+
+interface Seen {
+  gateway: number;
+  method: string;
+  url: string;
+  principal: VerifiedPrincipal;
+  body: string;
+}
+
+async function fakeGateway(index: number, seen: Seen[]): Promise<{ url: string; close(): Promise<void> }> {
+  const nonces = new MemoryNonceStore({ maxEntries: 1000 });
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', async () => {
+      try {
+        const principal = await verifyPrincipalAssertion(req.headers[ASSERTION_HEADER.toLowerCase()] as string, {
+          method: req.method!,
+          pathAndQuery: req.url!,
+          now: Math.floor(Date.now() / 1000),
+          portals: (id) => (id === 'demo-portal' ? [PORTAL_SECRET] : undefined),
+          nonces,
+        });
+        seen.push({ gateway: index, method: req.method!, url: req.url!, principal, body });
+        if (req.url!.includes('/missing')) {
+          res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'urn:svc:problem:not_found', title: 'Not found', status: 404, code: 'not_found' }));
+        } else if (req.url!.includes('/denied')) {
+          res.writeHead(403, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Access denied', status: 403, code: 'access_denied' }));
+        } else if (req.url!.endsWith('/access/v1/evaluations')) {
+          const items = (JSON.parse(body) as { evaluations: { action: { name: string } }[] }).evaluations;
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ evaluations: items.map((item) => (item.action.name === 'READ' ? { decision: true } : { error: { code: 'x' } })) }));
+        } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
+      } catch {
+        res.writeHead(401).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/gw`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+describe('the gateway client', () => {
+  const seen: Seen[] = [];
+  let gateways: { url: string; close(): Promise<void> }[];
+  const bob = { user: { contextId: 'employees', uniqueId: 'bob' }, visitor: 'portal-session-42', address: '203.0.113.7' };
+
+  beforeAll(async () => {
+    gateways = [await fakeGateway(0, seen), await fakeGateway(1, seen)];
+  });
+  afterAll(async () => {
+    for (const g of gateways) await g.close();
+  });
+
+  test('every request carries a v2 assertion for the user, the visitor handle and the address, over the path and query as sent', async () => {
+    const client = new GatewayClient({ gateways: [gateways[0].url], portalId: 'demo-portal', secret: PORTAL_SECRET });
+    seen.length = 0;
+    await client.request(bob, { method: 'PUT', path: apiPath('contexts', 'employees', 'subjects', 'bob'), query: { x: 'a b' }, body: { subject: { attributes: { givenName: 'Bob' } } }, headers: { 'If-Match': '"1"', Cookie: 'no' } });
+    await client.request({ user: null, visitor: 'visitor-1', address: null }, { method: 'GET', path: '/session' });
+    expect(seen).toEqual([
+      { gateway: 0, method: 'PUT', url: '/gw/api/contexts/employees/subjects/bob?x=a+b', principal: { portalId: 'demo-portal', user: bob.user, visitor: 'cG9ydGFsLXNlc3Npb24tNDI', address: '203.0.113.7' }, body: '{"subject":{"attributes":{"givenName":"Bob"}}}' },
+      { gateway: 0, method: 'GET', url: '/gw/api/session', principal: { portalId: 'demo-portal', user: null, visitor: 'dmlzaXRvci0x', address: null }, body: '' },
+    ]);
+    await client.close();
+  });
+
+  test('requests are spread over the gateways; an unreachable one is skipped and nothing is sent twice', async () => {
+    const unreachable = 'http://127.0.0.1:9/gw';
+    const client = new GatewayClient({ gateways: [gateways[0].url, unreachable, gateways[1].url], portalId: 'demo-portal', secret: PORTAL_SECRET });
+    seen.length = 0;
+    for (let i = 0; i < 6; i++) await client.request(bob, { method: 'POST', path: '/session', body: { i } });
+    expect(seen.map((s) => s.gateway)).toEqual([0, 1, 0, 1, 0, 1]);
+    expect(seen.map((s) => JSON.parse(s.body).i)).toEqual([0, 1, 2, 3, 4, 5]);
+    await client.close();
+    const none = new GatewayClient({ gateways: [unreachable], portalId: 'demo-portal', secret: PORTAL_SECRET });
+    await expect(none.request(bob, { method: 'GET', path: '/session' })).rejects.toMatchObject({ code: 'transport_error' });
+    await expect(none.request(bob, { method: 'GET', path: '/session' })).rejects.toBeInstanceOf(SvcTransportError);
+    expect(await none.ready()).toBe(false);
+    await none.close();
+  });
+
+  test('problem details become typed errors; an evaluation batch answers in order, a failed item as DENY; writes are reported', async () => {
+    const client = new GatewayClient({ gateways: [gateways[1].url], portalId: 'demo-portal', secret: PORTAL_SECRET });
+    await expect(client.request(bob, { method: 'GET', path: '/contexts/employees/subjects/missing' })).rejects.toBeInstanceOf(SvcNotFoundError);
+    await expect(client.request(bob, { method: 'GET', path: '/denied' })).rejects.toMatchObject({ status: 403, code: 'access_denied', constructor: SvcAccessDeniedError });
+    expect(await client.evaluations(bob, [{ action: 'READ', resource: { type: 'subject', id: 'employees/bob' } }, { action: 'DELETE', resource: { type: 'subject', id: 'employees/bob' } }])).toEqual([true, false]);
+    const writes: string[] = [];
+    const bound = client.bind(bob, (path) => writes.push(path));
+    await bound.get('/session');
+    await bound.put('/contexts/employees/subjects/bob', {});
+    expect(writes).toEqual(['/contexts/employees/subjects/bob']);
+    await client.close();
+  });
+});
