@@ -66,7 +66,7 @@ export async function renderWindows(deps: PortalDeps, req: Request, requestId: s
   const maximized = state.windows.find((w) => state.states.get(w.id)!.state.equals(WindowState.MAXIMIZED));
   const shown = maximized ? [maximized] : state.windows;
   const frames = await Promise.all(
-    shown.map(async (window): Promise<Html> => {
+    shown.map(async (window): Promise<{ model: WindowModel }> => {
       const windowState = state.states.get(window.id)!;
       const definition = deps.container.definition(window.portlet);
       const model: WindowModel = {
@@ -76,7 +76,7 @@ export async function renderWindows(deps: PortalDeps, req: Request, requestId: s
         ...controls(deps, request.urls, window, windowState),
         messages: state.parsed.failedActions.has(window.id) ? ['Your last action here could not be completed. Please try again.'] : [],
       };
-      if (windowState.state.equals(WindowState.MINIMIZED)) return windowFrame(model);
+      if (windowState.state.equals(WindowState.MINIMIZED)) return { model };
       const started = process.hrtime.bigint();
       const outcome = await deps.container.render({ id: window.id, portletName: window.portlet }, windowState, request);
       const outcomeLabel = outcome.status === 'ok' ? (outcome.cached ? 'cached' : 'ok') : outcome.status;
@@ -87,10 +87,23 @@ export async function renderWindows(deps: PortalDeps, req: Request, requestId: s
         deps.metrics.portletErrors.inc({ portlet: window.portlet, phase: 'render', reason: outcome.status });
         model.messages.push(`${MESSAGES[outcome.status]}${outcome.status === 'failed' ? ` Reference: ${requestId}.` : ''}`);
       }
-      return windowFrame(model);
+      return { model };
     }),
   );
-  return html`<div class="portal-windows">${frames}</div>`;
+  return html`<div class="portal-windows">${distinctTitles(frames)}</div>`;
+}
+
+/**
+ * Two windows of one portlet have the same title: the second becomes "Title (2)", so that every
+ * window (a landmark, named by its title) can be told apart by sight and by a screen reader.
+ */
+function distinctTitles(frames: { model: WindowModel }[]): Html[] {
+  const seen = new Map<string, number>();
+  return frames.map(({ model }) => {
+    const count = (seen.get(model.title) ?? 0) + 1;
+    seen.set(model.title, count);
+    return windowFrame(count === 1 ? model : { ...model, title: `${model.title} (${count})` });
+  });
 }
 
 const MODE_LABELS: Record<string, string> = { view: 'View', edit: 'Edit', help: 'Help' };
