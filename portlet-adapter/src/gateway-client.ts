@@ -111,7 +111,7 @@ export class GatewayClient {
         if (error instanceof SvcClientError) throw error;
         const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
         if (code !== undefined && NOT_SENT.has(code)) {
-          this.#failedUntil[index] = this.#now() + (this.options.skipFailedMs ?? 5_000);
+          this.markUnreachable(index);
           if (tried.size < this.#gateways.length) continue;
         }
         throw clientFailure('transport_error', `${req.method} ${url.pathname}: ${code ?? (error as Error).message}`, 0, error);
@@ -147,6 +147,30 @@ export class GatewayClient {
     return new SvcGateway(this, principal, onWrite);
   }
 
+  /** The next gateway to use (round-robin, skipping unreachable ones): for a caller that forwards itself. */
+  nextGateway(): { index: number; base: string } {
+    const index = this.#pick(new Set());
+    return { index, base: this.#gateways[index] };
+  }
+
+  /** A gateway could not be reached: it is skipped for a while. */
+  markUnreachable(index: number): void {
+    this.#failedUntil[index] = this.#now() + (this.options.skipFailedMs ?? 5_000);
+  }
+
+  /** The `X-Svc-Principal` value of one request: `pathAndQuery` exactly as it will be sent to the gateway. */
+  assertion(principal: GatewayPrincipal, method: string, pathAndQuery: string): string {
+    return signPrincipalAssertion({
+      portalId: this.options.portalId,
+      secret: this.options.secret,
+      user: principal.user,
+      visitor: principal.visitor,
+      address: principal.address,
+      method,
+      pathAndQuery,
+    });
+  }
+
   /** Whether some gateway says it is ready. */
   async ready(): Promise<boolean> {
     const answers = await Promise.all(
@@ -169,15 +193,7 @@ export class GatewayClient {
 
   async #send<T>(principal: GatewayPrincipal, req: GatewayRequest, url: URL): Promise<GatewayResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...lowerCase(req.headers) };
-    headers[ASSERTION_HEADER.toLowerCase()] = signPrincipalAssertion({
-      portalId: this.options.portalId,
-      secret: this.options.secret,
-      user: principal.user,
-      visitor: principal.visitor,
-      address: principal.address,
-      method: req.method,
-      pathAndQuery: url.pathname + url.search,
-    });
+    headers[ASSERTION_HEADER.toLowerCase()] = this.assertion(principal, req.method, url.pathname + url.search);
     let body: string | undefined;
     if (req.body !== undefined) {
       headers['content-type'] = 'application/json';

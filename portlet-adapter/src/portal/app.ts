@@ -8,6 +8,7 @@ import { MethodNotAllowed, NotFound } from '../../../common/src/errors';
 import { opsRouter } from '../../../common/src/http/ops';
 import type { PortalDeps } from './deps';
 import { portalErrorHandler } from './error-handler';
+import { restPassThrough } from './rest-pass-through';
 import type { Identity } from './identity';
 import { action } from './routes/action';
 import { login, loginPage, logout, logoutPage } from './routes/login';
@@ -59,6 +60,7 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
       Promise.resolve(handler(deps, req, res, identity)).catch(next);
     });
   }
+  app.use(`${deps.config.root}/api`, restPassThrough(deps));
   app.get(deps.config.root, (_req, res) => res.redirect(302, `${deps.config.root}/`));
   app.use(deps.config.root, root);
   app.use((_req, _res, next) => next(new NotFound('There is no such page.')));
