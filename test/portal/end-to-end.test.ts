@@ -7,13 +7,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_CREDENTIALS, startTestServer, testConfigDocument } from '../helpers/core-server';
-import { startSvc, type SvcProcess } from '../helpers/processes';
+import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
 import { Browser, attributeOf, tokenOf } from './portal-helpers';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
 
+/** The `url` of the process's log line `message`. */
+const listening = (message: string) => (entry: Record<string, unknown>) => (entry.msg === message ? String(entry.url) : undefined);
+
 describe('core, gateway and svc portal as real processes', () => {
   let dir: string;
-  const processes: SvcProcess[] = [];
+  const processes: Running[] = [];
   let portal: RunningPortal;
 
   beforeAll(async () => {
@@ -23,33 +26,33 @@ describe('core, gateway and svc portal as real processes', () => {
     const coreDoc = await testConfigDocument(dir, seeded.hasher);
     await seeded.stop({ keepData: true });
     writeFileSync(join(dir, 'core.json'), JSON.stringify(coreDoc));
-    const core = await startSvc(['server', '--config', join(dir, 'core.json')], { SVC_PORT: '0' }, 'core server listening');
+    const core = await startSvc(['server', '--config', join(dir, 'core.json')], { SVC_PORT: '0' }, listening('core server listening'));
     processes.push(core);
 
     writeFileSync(
       join(dir, 'gateway.json'),
       JSON.stringify({
-        gateway: { host: '127.0.0.1', port: 0, cores: [`${String(core.ready.url)}/svc`], clientId: 'portal-gateway', secret: '${GW_SECRET}', portals: [{ id: 'demo-portal', secret: '${PORTAL_SECRET}' }] },
+        gateway: { host: '127.0.0.1', port: 0, cores: [`${core.ready}/svc`], clientId: 'portal-gateway', secret: '${GW_SECRET}', portals: [{ id: 'demo-portal', secret: '${PORTAL_SECRET}' }] },
       }),
     );
-    const gateway = await startSvc(['gateway', '--config', join(dir, 'gateway.json')], { GW_SECRET: TEST_CREDENTIALS.clients['portal-gateway'], PORTAL_SECRET: TEST_CREDENTIALS.portals['demo-portal'] }, 'gateway listening');
+    const gateway = await startSvc(['gateway', '--config', join(dir, 'gateway.json')], { GW_SECRET: TEST_CREDENTIALS.clients['portal-gateway'], PORTAL_SECRET: TEST_CREDENTIALS.portals['demo-portal'] }, listening('gateway listening'));
     processes.push(gateway);
 
     writeFileSync(join(dir, 'portlet.json'), JSON.stringify({ portlets: [{ name: 'whoami', module: join(__dirname, '../fixtures/portlets/whoami.js#WhoAmIPortlet'), title: 'Who am I', userAttributes: ['user.name.given', 'user.business-info.online.email'] }] }));
     writeFileSync(
       join(dir, 'portal.json'),
       JSON.stringify({
-        portal: { host: '127.0.0.1', port: 0, gateways: [`${String(gateway.ready.url)}/gw`], portalId: 'demo-portal', secret: '${PORTAL_SECRET}', dataDir: dir, descriptor: 'portlet.json', pages: [{ id: 'home', title: 'Home', windows: [{ id: 'me', portlet: 'whoami' }] }] },
+        portal: { host: '127.0.0.1', port: 0, gateways: [`${gateway.ready}/gw`], portalId: 'demo-portal', secret: '${PORTAL_SECRET}', dataDir: dir, descriptor: 'portlet.json', pages: [{ id: 'home', title: 'Home', windows: [{ id: 'me', portlet: 'whoami' }] }] },
       }),
     );
-    const portalProcess = await startSvc(['portal', '--config', join(dir, 'portal.json')], { PORTAL_SECRET: TEST_CREDENTIALS.portals['demo-portal'] }, 'portal listening');
+    const portalProcess = await startSvc(['portal', '--config', join(dir, 'portal.json')], { PORTAL_SECRET: TEST_CREDENTIALS.portals['demo-portal'] }, listening('portal listening'));
     processes.push(portalProcess);
     // The Browser needs only the URL of a running portal.
-    portal = { url: String(portalProcess.ready.url) } as RunningPortal;
+    portal = { url: portalProcess.ready } as RunningPortal;
   }, 60_000);
 
   afterAll(async () => {
-    for (const p of processes.reverse()) expect(await p.stop()).toBe(0);
+    for (const p of processes.reverse()) expect(await stopSvc(p)).toBe(0);
     rmSync(dir, { recursive: true, force: true });
   });
 
