@@ -88,6 +88,14 @@ describe('CRUDS in JSON', () => {
     const one = await bodyOf(await fetch(`${base}/resources/contexts/customers`, json(admin)));
     expect(one.context).toMatchObject({ id: 'customers', registration: true });
   });
+
+  test('a context describes what its forms need: the registration attributes and the password attribute', async () => {
+    const customers = await bodyOf(await fetch(`${base}/resources/contexts/customers`, json(admin)));
+    expect(customers.context).toMatchObject({ registrationAttributes: ['uniqueId', 'mail', 'givenName', 'familyName', 'password'], passwordAttribute: 'password' });
+    expect(customers.context.attributes.roles).toEqual({ type: 'string', multivalued: true, required: false, unique: false, mutability: 'admin' });
+    const employees = await bodyOf(await fetch(`${base}/resources/contexts/employees`, json(admin)));
+    expect(employees.context).toMatchObject({ registration: false, registrationAttributes: [] });
+  });
 });
 
 describe('CRUDS in XML', () => {

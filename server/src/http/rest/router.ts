@@ -91,7 +91,19 @@ async function perform(core: Core, resource: Resource, operation: Operation, req
     case 'context': {
       const { config } = core.subjects.context(p.contextId);
       const attributes = Object.fromEntries(Object.entries(config.definition.attributes).map(([name, d]) => [name, { type: d.type, multivalued: d.multivalued, required: d.required, unique: d.unique, mutability: d.mutability }]));
-      const body = { context: { id: config.id, attributes, searchAttributes: config.searchAttributes, registration: config.registration.enabled, forgottenPassword: config.forgottenPassword.enabled } };
+      // What a form needs to be built from the definition (the portlets, SPEC 10.4): which attributes a
+      // registrant gives, and which one is the password.
+      const body = {
+        context: {
+          id: config.id,
+          attributes,
+          searchAttributes: config.searchAttributes,
+          registration: config.registration.enabled,
+          registrationAttributes: config.registration.enabled ? config.registration.attributes : [],
+          passwordAttribute: config.definition.password ?? null,
+          forgottenPassword: config.forgottenPassword.enabled,
+        },
+      };
       return sendDocument(req, res, 200, body as unknown as WireDocument);
     }
     case 'session':
