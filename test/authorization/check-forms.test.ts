@@ -161,13 +161,28 @@ describe('AuthZEN', () => {
     });
   });
 
+  test('subject.password and subject.lockout: UPDATE of …/password and …/lockout', async () => {
+    const part = (type: string, id: string, name = 'UPDATE') => ({ action: { name }, resource: { type, id: `employees/${id}` } });
+    const a = await evaluation('BOB', {
+      evaluations: [part('subject.password', 'bob'), part('subject.password', 'alice'), part('subject.lockout', 'bob'), part('subject.lockout', 'bob', 'DELETE')],
+    }, true);
+    expect(a.body?.evaluations).toEqual([
+      { decision: true, context: { reason: 'allowed' } },
+      { decision: false, context: { reason: 'denied' } },
+      { decision: false, context: { reason: 'denied' } },
+      { decision: false, context: { error: { status: 400, code: 'invalid_operation', detail: expect.any(String) } } },
+    ]);
+    const lift = await evaluation('ALICE', part('subject.lockout', 'bob'));
+    expect(lift.body).toEqual({ decision: true, context: { reason: 'admin-manages-own-context' } });
+  });
+
   test('batch: deny_on_first_deny stops; the size is bounded', async () => {
     const items = ['bob', 'alice', 'bob'].map((id) => ({ resource: subject(id) }));
     const stopped = await evaluation('BOB', { action: { name: 'READ' }, options: { evaluations_semantic: 'deny_on_first_deny' }, evaluations: items }, true);
     expect((stopped.body?.evaluations as unknown[]).length).toBe(2);
-    const many = Array.from({ length: 101 }, () => ({ resource: subject('bob') }));
+    const many = Array.from({ length: 501 }, () => ({ resource: subject('bob') }));
     expect((await evaluation('BOB', { action: { name: 'READ' }, evaluations: many }, true)).status).toBe(400);
-    const huge = { action: { name: 'READ' }, resource: subject('bob'), padding: 'x'.repeat(70_000) };
+    const huge = { action: { name: 'READ' }, resource: subject('bob'), padding: 'x'.repeat(300_000) };
     expect((await evaluation('BOB', huge)).status).toBe(413);
   });
 });

@@ -17,8 +17,8 @@ import { documentBody, rawBody } from './body';
 import type { RequestState } from './request-state';
 import { sendDocument } from './respond';
 
-/** An evaluation body is small; a full batch of 100 fits easily, and nothing bigger is read. */
-const ACCESS_BODY_LIMIT = 64 * 1024;
+/** An evaluation is small; a full batch of 500 with long ids fits, and nothing bigger is read. */
+const ACCESS_BODY_LIMIT = 256 * 1024;
 
 const same = (a: Principal, b: Principal | null) => b !== null && a.contextId === b.contextId && a.uniqueId === b.uniqueId;
 

@@ -7,12 +7,21 @@ import { assertSubjectId } from '../subjects/subject-id';
  * The OpenID AuthZEN Authorization API 1.0 shape translated to svc's own terms (SPEC section 6,
  * beyond the seed), free of HTTP so that it can be tested and reused as it is. A request names
  * `subject` (optional), `action.name` (one of the five operations) and `resource`
- * (`{"type":"subject","id":"CONTEXT/SUBJECT"}` or `{"type":"subjects","id":"CONTEXT"}`); the answer
+ * (`{"type":"subject","id":"CONTEXT/SUBJECT"}`, `{"type":"subjects","id":"CONTEXT"}`, or
+ * `subject.password` / `subject.lockout` with a subject's id for UPDATE of `…/password` and
+ * `…/lockout`); the answer
  * is `{"decision":bool,"context":{"reason":…}}`.
  */
 
-/** More than this many evaluations in one batch is refused as a whole (bounded work per request). */
-export const MAX_EVALUATIONS = 100;
+/**
+ * More than this many evaluations in one batch is refused as a whole (bounded work per request). A
+ * portlet asks for every control of a render in one batch: the User Admin's 100 rows of four
+ * buttons each, plus the page's own.
+ */
+export const MAX_EVALUATIONS = 500;
+
+/** The resource types naming a part of one subject (SPEC 10.3), and the target segment each adds. */
+const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout' };
 
 export interface EvaluationQuery {
   /** The principal to decide for, when the request names one; otherwise the current principal. */
@@ -81,12 +90,21 @@ export function parseEvaluation(doc: unknown, defaults: Json = {}): EvaluationQu
     const { contextId, subjectId } = contextAndSubject(id, 'resource.id');
     return { ...query, contextId, subjectId, target: `contexts/${contextId}/subjects/${subjectId}` };
   }
+  const part = SUBJECT_PARTS[String(resource.type)];
+  if (part !== undefined) {
+    // The targets …/password and …/lockout take UPDATE only, as their REST resources do.
+    if (operation !== 'UPDATE') throw new InvalidOperation(`a "${String(resource.type)}" resource takes UPDATE only`);
+    const { contextId, subjectId } = contextAndSubject(id, 'resource.id');
+    return { ...query, contextId, subjectId, target: `contexts/${contextId}/subjects/${subjectId}/${part}` };
+  }
   if (resource.type === 'subjects') {
     if (operation !== 'CREATE' && operation !== 'SEARCH') throw new InvalidOperation(`${operation} addresses one "subject", not the collection`);
     if (id.includes('/')) throw new InvalidRequest('resource.id of "subjects" is a context id', { errors: [{ path: 'resource.id', message: 'not a context id' }] });
     return { ...query, contextId: id, target: `contexts/${id}/subjects` };
   }
-  throw new InvalidRequest('resource.type must be "subject" or "subjects"', { errors: [{ path: 'resource.type', message: 'unknown type' }] });
+  throw new InvalidRequest('resource.type must be "subject", "subjects", "subject.password" or "subject.lockout"', {
+    errors: [{ path: 'resource.type', message: 'unknown type' }],
+  });
 }
 
 export interface EvaluationsRequest {
