@@ -1,0 +1,84 @@
+/**
+ * What the four portlets share: dispatch of a form's `op` to one named action, a failed svc call
+ * turned into words (at the top of the window or next to its field), HELP as a few sentences, and
+ * render failures of svc shown in the window instead of reaching the container as an exception.
+ */
+import { GenericPortlet, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
+import { describeFailure, type FailureWords } from './failure';
+import { failureFlash } from './flash';
+import { html, Html, message, writeFragment } from './markup';
+
+/** The hidden field naming the action a form asks for. */
+export const OP = 'op';
+
+export type Action = (request: ActionRequest, response: ActionResponse) => Promise<void>;
+
+/** Thrown by an action to show a refusal found before svc was asked (e.g. two passwords differ). */
+export class FormRefusal extends Error {
+  constructor(
+    message: string,
+    readonly fields: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** An error the gateway client made from an answer (it has an HTTP status or a code). */
+function isSvcFailure(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (typeof (error as { status?: unknown }).status === 'number' || typeof (error as { code?: unknown }).code === 'string');
+}
+
+/** A parameter as text: trimmed unless it is a password-like field. */
+export function param(request: PortletRequest, name: string, trim = true): string {
+  const value = request.getParameter(name) ?? '';
+  return trim ? value.trim() : value;
+}
+
+/** Fields never shown again after a refusal: passwords and answers are typed again. */
+const SECRET_FIELD = /password|answer/i;
+
+/** What the user typed, to fill the form again after a refusal (never a secret, never `op`). */
+export function typedValues(request: PortletRequest): Record<string, string> {
+  return Object.fromEntries(
+    request
+      .getParameterNames()
+      .filter((name) => name !== OP && !SECRET_FIELD.test(name))
+      .map((name) => [name, (request.getParameterValues(name) ?? []).join('\n')]),
+  );
+}
+
+export abstract class SvcPortlet extends GenericPortlet {
+  /** The actions of this portlet by `op`. */
+  protected abstract readonly actions: Record<string, { run: Action; words: (request: ActionRequest) => FailureWords }>;
+
+  /** HELP mode's text: a few paragraphs. */
+  protected abstract readonly help: string[];
+
+  override async processAction(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const op = param(request, OP);
+    const action = Object.hasOwn(this.actions, op) ? this.actions[op] : undefined;
+    if (!action) return; // an unknown or missing op does nothing; the window renders as it was
+    try {
+      await action.run(request, response);
+    } catch (error) {
+      const values = typedValues(request);
+      if (error instanceof FormRefusal) return failureFlash(request, { message: error.message, fields: error.fields }, values);
+      if (!isSvcFailure(error)) throw error;
+      failureFlash(request, describeFailure(error, action.words(request)), values);
+    }
+  }
+
+  protected override doHelp(_request: RenderRequest, response: RenderResponse): void {
+    writeFragment(response, html`<div class="portlet-font">${this.help.map((p) => html`<p>${p}</p>`)}</div>`);
+  }
+
+  /** Renders what `build` makes; a failed svc call shows its sentence in the window instead. */
+  protected async show(response: RenderResponse, doing: string, build: () => Promise<Html>): Promise<void> {
+    try {
+      writeFragment(response, await build());
+    } catch (error) {
+      if (!isSvcFailure(error)) throw error;
+      writeFragment(response, message('error', describeFailure(error, { doing }).message));
+    }
+  }
+}
