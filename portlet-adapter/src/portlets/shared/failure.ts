@@ -27,6 +27,8 @@ export interface FailureWords {
   conflict?: string;
   /** For 412: the form is out of date. */
   stale?: string;
+  /** For a 400 that names no field of the form, e.g. a wrong current password. */
+  invalid?: string;
   /** A core path's last segment → the form's field name (e.g. `password` → `newPassword`). */
   fieldOf?: Record<string, string>;
   /** Field name → label, for the sentences next to fields. */
@@ -99,7 +101,7 @@ export function describeFailure(error: unknown, words: FailureWords): Failure {
     case 'attribute_not_writable':
     case 'invalid_request':
     case 'malformed_body':
-      return { message: fix, fields };
+      return { message: words.invalid ?? fix, fields };
     default:
       if (problem.status !== undefined && problem.status >= 400 && problem.status < 500) return { message: fix, fields };
       return { message: `Something went wrong while trying to ${words.doing}; try again.`, fields: {} };

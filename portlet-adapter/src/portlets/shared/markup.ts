@@ -51,6 +51,16 @@ export function field(ns: string, spec: FieldSpec): Html {
 ${control}${spec.hint ? html`<p class="portlet-font-dim" id="${id}_hint">${spec.hint}</p>` : ''}${spec.error ? html`<p class="portlet-msg-error" id="${id}_error">${spec.error}</p>` : ''}</div>`;
 }
 
+/** A group of checkboxes under one legend (a multi-valued choice, e.g. which attributes to show). */
+export function checkboxes(ns: string, name: string, legend: string, options: Array<{ value: string; label: string; checked: boolean }>): Html {
+  const boxes = options.map((option, i) => {
+    const id = `${ns}c_${name.replace(/[^A-Za-z0-9_-]/g, '_')}_${i}`;
+    const checked = option.checked ? html` checked` : '';
+    return html`<div class="svc-check"><input type="checkbox" id="${id}" name="${name}" value="${option.value}"${checked}> <label class="portlet-form-field-label" for="${id}">${option.label}</label></div>`;
+  });
+  return html`<fieldset class="portlet-form-field"><legend class="portlet-form-label">${legend}</legend>${boxes}</fieldset>`;
+}
+
 export type MessageKind = 'error' | 'success' | 'info' | 'alert';
 
 /** A message at the top of the window; errors and successes are announced to screen readers. */

@@ -13,6 +13,14 @@ export const OP = 'op';
 
 export type Action = (request: ActionRequest, response: ActionResponse) => Promise<void>;
 
+export interface PortletAction {
+  run: Action;
+  /** How a refusal of this action reads. */
+  words: (request: ActionRequest) => FailureWords;
+  /** The render parameters after a refusal (the form to show again); none: the window's first view. */
+  retry?: (request: ActionRequest) => Record<string, string>;
+}
+
 /** Thrown by an action to show a refusal found before svc was asked (e.g. two passwords differ). */
 export class FormRefusal extends Error {
   constructor(
@@ -49,7 +57,7 @@ export function typedValues(request: PortletRequest): Record<string, string> {
 
 export abstract class SvcPortlet extends GenericPortlet {
   /** The actions of this portlet by `op`. */
-  protected abstract readonly actions: Record<string, { run: Action; words: (request: ActionRequest) => FailureWords }>;
+  protected abstract readonly actions: Record<string, PortletAction>;
 
   /** HELP mode's text: a few paragraphs. */
   protected abstract readonly help: string[];
@@ -62,6 +70,7 @@ export abstract class SvcPortlet extends GenericPortlet {
       await action.run(request, response);
     } catch (error) {
       const values = typedValues(request);
+      if (action.retry) response.setRenderParameters(action.retry(request));
       if (error instanceof FormRefusal) return failureFlash(request, { message: error.message, fields: error.fields }, values);
       if (!isSvcFailure(error)) throw error;
       failureFlash(request, describeFailure(error, action.words(request)), values);
