@@ -1,0 +1,239 @@
+/**
+ * User Admin (SPEC 10.4), for users whose check allows SEARCH in the context: free-text search and
+ * a SCIM filter, paged results, view, create, edit, delete (after a confirmation step) and lifting a
+ * lockout. Every button of a render comes from ONE batch of AuthZEN evaluations. A form sent twice
+ * meets the core's refusal (409 for a create, 412 for an edit, 404 for a delete) and says so.
+ */
+import { PortletMode, ValidatorException, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
+import { labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
+import { describeFailure, type Failure } from '../shared/failure';
+import { setFlash, takeFlash, type Flash } from '../shared/flash';
+import { postedAttributes } from '../shared/forms';
+import { actionForm, button, checkboxes, field, html, link, message, type Html } from '../shared/markup';
+import { svcOf, type AccessQuestion, type Svc } from '../shared/svc';
+import { FormRefusal, OP, param, SvcPortlet, type PortletAction } from '../shared/svc-portlet';
+import { PAGE_SIZE, settingsOf } from './preferences';
+import { parametersOf, stateOf, urlTo, type AdminState } from './state';
+import { createForm, deleteConfirmation, editForm, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
+
+/** The four questions of one subject's buttons, in the order RowRights reads them. */
+function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
+  const id = `${contextId}/${uniqueId}`;
+  return [
+    { action: 'READ', resource: { type: 'subject', id } },
+    { action: 'UPDATE', resource: { type: 'subject', id } },
+    { action: 'DELETE', resource: { type: 'subject', id } },
+    { action: 'UPDATE', resource: { type: 'subject.lockout', id } },
+  ];
+}
+
+function rowRights(answers: boolean[], row: number): RowRights {
+  const [read, update, remove, lift] = answers.slice(row * 4, row * 4 + 4);
+  return { read, update, delete: remove, lift };
+}
+
+/** A search the core refused for what was typed (a bad filter): shown beside the field, not instead of the window. */
+function refusedSearch(error: unknown): { refused: Failure } {
+  const status = (error as { status?: unknown } | null)?.status;
+  if (typeof status !== 'number' || status !== 400) throw error;
+  return { refused: describeFailure(error, { doing: 'search subjects here' }) };
+}
+
+export class UserAdminPortlet extends SvcPortlet {
+  protected readonly help = [
+    'User Admin manages the subjects of a context: search by words or with a SCIM filter (for example mail ew "@example.com"), then view, edit, delete or lift a lockout. Only the buttons you are allowed to use are shown.',
+    'Deleting asks for a confirmation and ends the sessions of that subject. Lifting a lockout lets a subject locked after failed logins log in again at once.',
+    'In the preferences (Edit mode of this window) you choose the page size (5 to 100), the columns of the result table and the context.',
+  ];
+
+  protected readonly actions: Record<string, PortletAction> = {
+    search: { run: (rq, rs) => this.search(rq, rs), words: () => ({ doing: 'search subjects here' }) },
+    create: {
+      run: (rq, rs) => this.create(rq, rs),
+      words: () => ({ doing: 'create subjects here', conflict: 'A subject with this user name or e-mail address already exists. If you have just created it, search for it.' }),
+      retry: (rq) => ({ ...this.back(rq), view: 'create' }),
+    },
+    save: {
+      run: (rq, rs) => this.save(rq, rs),
+      words: (rq) => ({
+        doing: `change ${param(rq, 'target')}`,
+        notFound: `${param(rq, 'target')} does not exist any more.`,
+        stale: `${param(rq, 'target')} was changed since this form was shown (was the form sent twice?); nothing was saved. The form shows the current values.`,
+      }),
+      retry: (rq) => ({ ...this.back(rq), view: 'edit', subject: param(rq, 'target') }),
+    },
+    delete: {
+      run: (rq, rs) => this.remove(rq, rs),
+      words: (rq) => ({ doing: `delete ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more): it was already deleted.` }),
+      retry: (rq) => ({ ...this.back(rq), view: 'list', subject: '' }),
+    },
+    lift: {
+      run: (rq, rs) => this.lift(rq, rs),
+      words: (rq) => ({ doing: `lift the lockout of ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more).` }),
+      retry: (rq) => this.back(rq),
+    },
+    preferences: { run: (rq, rs) => this.savePreferences(rq, rs), words: () => ({ doing: 'change these preferences' }), retry: () => ({}) },
+  };
+
+  /** The preference, or the administrator's own context. */
+  private contextId(request: PortletRequest): string {
+    const chosen = settingsOf(request.getPreferences()).context;
+    if (chosen) return chosen;
+    const name = request.getUserPrincipal()?.getName() ?? '';
+    return name.includes('/') ? name.slice(0, name.indexOf('/')) : (this.getInitParameter('context') ?? 'employees');
+  }
+
+  /** The state a form was sent from (its hidden fields), to return to. */
+  private back(request: ActionRequest): Record<string, string> {
+    return parametersOf(stateOf(request));
+  }
+
+  protected override async doView(request: RenderRequest, response: RenderResponse): Promise<void> {
+    const flash = takeFlash(request);
+    const state = stateOf(request);
+    const contextId = this.contextId(request);
+    await this.show(response, `manage the subjects of ${contextId}`, async () => {
+      const svc = svcOf(request);
+      const top = flash ? message(flash.kind, flash.message) : html``;
+      const body = await this.viewBody(request, response, svc, contextId, state, flash);
+      return html`${top}${body}`;
+    });
+  }
+
+  private async viewBody(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
+    if (state.view === 'create') {
+      const [definition, [mayCreate]] = await Promise.all([svc.context(contextId), svc.evaluate([{ action: 'CREATE', resource: { type: 'subjects', id: contextId } }])]);
+      return mayCreate ? createForm(response, state, definition, flash) : message('error', `You are not allowed to create subjects in ${contextId}.`);
+    }
+    if (state.view === 'delete') {
+      const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: `${contextId}/${state.subject}` } }]);
+      return mayDelete ? deleteConfirmation(response, state, state.subject) : message('error', `You are not allowed to delete ${state.subject}.`);
+    }
+    if (state.view === 'show' || state.view === 'edit') return this.oneSubject(response, svc, contextId, state, flash);
+    return this.list(request, response, svc, contextId, state, flash);
+  }
+
+  private async oneSubject(response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
+    const [definition, read, answers] = await Promise.all([svc.context(contextId), svc.read(contextId, state.subject), svc.evaluate(rowQuestions(contextId, state.subject))]);
+    const may = rowRights(answers, 0);
+    if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
+    return subjectDetails(response, state, definition, read.subject, may);
+  }
+
+  private async list(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
+    const settings = settingsOf(request.getPreferences());
+    const searching = svc.search(contextId, { search: state.search, filter: state.filter, offset: state.offset, quantity: settings.pageSize });
+    const [definition, page] = await Promise.all([svc.context(contextId), searching.catch((error: unknown) => refusedSearch(error))]);
+    if ('refused' in page) {
+      const fields = { filter: page.refused.fields.filter ?? page.refused.message };
+      return searchForm(response, state, { kind: 'error', message: page.refused.message, fields, values: flash?.values });
+    }
+    const readable = readableAttributes(definition);
+    const columns = settings.columns.filter((c) => readable.includes(c));
+    const questions: AccessQuestion[] = [{ action: 'CREATE', resource: { type: 'subjects', id: contextId } }, ...page.results.flatMap((s) => rowQuestions(contextId, s.uniqueId))];
+    const [mayCreate, ...rows] = await svc.evaluate(questions);
+    const rights = page.results.map((_s, i) => rowRights(rows, i));
+    const create = mayCreate ? html`<p class="svc-controls">${link(urlTo(response, state, { view: 'create' }), 'Create subject')}</p>` : html``;
+    return html`${searchForm(response, state, flash)}${create}${resultTable(response, state, page, columns, rights, contextId)}`;
+  }
+
+  private async search(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const search = param(request, 'search');
+    const filter = param(request, 'filter');
+    // The filter is checked by the core when the list renders; a refusal shows there, beside the field.
+    response.setRenderParameters(parametersOf({ view: 'list', search, filter }));
+  }
+
+  private async create(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const svc = svcOf(request);
+    const contextId = this.contextId(request);
+    const definition = await svc.context(contextId);
+    this.checkRepeat(request, definition);
+    const uniqueId = param(request, 'uniqueId');
+    if (!uniqueId) throw new FormRefusal('Give the user name.', { uniqueId: 'User name is required.' });
+    const attributes = postedAttributes(request, definition, Object.keys(definition.attributes));
+    const created = await svc.create(contextId, uniqueId, attributes as Record<string, string | string[]>);
+    setFlash(request, { kind: 'success', message: `${created.uniqueId} was created.` });
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: created.uniqueId }));
+  }
+
+  private checkRepeat(request: ActionRequest, definition: ContextDefinition): void {
+    const password = definition.passwordAttribute;
+    if (password && param(request, password, false) !== param(request, REPEAT, false)) {
+      throw new FormRefusal('The two passwords differ; type the same password twice.', { [REPEAT]: 'The two passwords differ.' });
+    }
+  }
+
+  private async save(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const svc = svcOf(request);
+    const contextId = this.contextId(request);
+    const target = param(request, 'target');
+    const definition = await svc.context(contextId);
+    this.checkRepeat(request, definition);
+    const entries = Object.entries(definition.attributes);
+    const editable = entries.filter(([, d]) => d.mutability === 'readWrite' || d.mutability === 'admin').map(([n]) => n);
+    const writeOnly = entries.filter(([, d]) => d.mutability === 'writeOnly').map(([n]) => n);
+    // Write-only values are never shown, so an empty field keeps them; an emptied visible field removes its attribute.
+    const attributes = { ...postedAttributes(request, definition, editable, true), ...postedAttributes(request, definition, writeOnly) };
+    await svc.update(contextId, target, attributes, param(request, 'etag') || undefined);
+    setFlash(request, { kind: 'success', message: `${target} was saved.` });
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: target }));
+  }
+
+  private async remove(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const target = param(request, 'target');
+    await svcOf(request).remove(this.contextId(request), target);
+    setFlash(request, { kind: 'success', message: `${target} was deleted.` });
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'list', subject: '' }));
+  }
+
+  private async lift(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const target = param(request, 'target');
+    await svcOf(request).liftLockout(this.contextId(request), target);
+    setFlash(request, { kind: 'success', message: `Every lockout of ${target} was lifted; ${target} can log in again.` });
+    response.setRenderParameters(this.back(request));
+  }
+
+  protected override async doEdit(request: RenderRequest, response: RenderResponse): Promise<void> {
+    const flash = takeFlash(request);
+    const contextId = this.contextId(request);
+    await this.show(response, 'change these preferences', async () => {
+      const definition = await svcOf(request).context(contextId);
+      const settings = settingsOf(request.getPreferences());
+      const ns = response.getNamespace();
+      const values = flash?.values ?? {};
+      const errors = flash?.fields ?? {};
+      const options = readableAttributes(definition).map((name) => ({ value: name, label: labelOf(name), checked: settings.columns.includes(name) }));
+      const body = html`${field(ns, { name: 'pageSize', label: 'Page size', value: values.pageSize ?? String(settings.pageSize), error: errors.pageSize, hint: `A number from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}.` })}${checkboxes(ns, 'columns', 'Columns of the result table', options)}${field(ns, {
+        name: 'context',
+        label: 'Context',
+        value: values.context ?? settings.context,
+        error: errors.context,
+        hint: 'Empty: your own context.',
+      })}${button('Save preferences')}`;
+      const top = flash ? message(flash.kind, flash.message) : html``;
+      return html`${top}${actionForm(response.createActionURL().toString(), { [OP]: 'preferences' }, body, 'User Admin preferences')}`;
+    });
+  }
+
+  private async savePreferences(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const preferences = request.getPreferences();
+    preferences.setValue('pageSize', param(request, 'pageSize'));
+    preferences.setValues('columns', request.getParameterValues('columns') ?? []);
+    preferences.setValue('context', param(request, 'context'));
+    try {
+      await preferences.store();
+    } catch (error) {
+      if (!(error instanceof ValidatorException)) throw error;
+      const words: Record<string, string> = {
+        pageSize: `Page size must be a whole number from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}.`,
+        columns: 'Choose columns from the list.',
+        context: 'A context id uses letters, digits and . _ - only.',
+      };
+      const fields = Object.fromEntries(error.getFailedKeys().map((key) => [key, words[key] ?? 'This value cannot be used.']));
+      throw new FormRefusal('The preferences were not saved; correct the marked fields.', fields);
+    }
+    setFlash(request, { kind: 'success', message: 'Your preferences were saved.' });
+    response.setPortletMode(PortletMode.VIEW);
+  }
+}
