@@ -3,7 +3,9 @@
  * portal's one theme styles them), a visible label for every control, errors tied to their field.
  */
 import type { RenderResponse } from '../../api';
-import { escapeHtml as esc, html, Html, type HtmlValue } from '../../../../common/src/html';
+import { escapeHtml as esc, html, Html } from '../../../../common/src/html';
+
+type HtmlValue = string | number | Html | Html[];
 
 export { html, Html, hidden } from '../../../../common/src/html';
 
