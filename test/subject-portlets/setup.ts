@@ -1,24 +1,41 @@
-/** A real core and a real gateway for the portlet suites, and windows of the four portlets on them. */
-import type { Portlet, PreferencesValidator } from '../../portlet-adapter/src/api';
+/** A real core, a real gateway and the real container with the four portlets' descriptor, for the portlet suites. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PortletWindow } from '../../portlet-adapter/src/container';
+import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
 import type { RunningGateway } from '../../gateway/src/index';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { login } from '../helpers/login';
 import { startTestGateway } from '../gateway/gateway-helpers';
-import { TestGatewayClient, TestWindow } from './harness';
+import { startContainer, user, visitor, type Harness } from '../portlets/harness';
+import { ContainerWindow, TestGatewayClient } from './harness';
 
 export interface Svc {
   core: TestServer;
   gateway: RunningGateway;
+  portal: Harness;
   stop(): Promise<void>;
+}
+
+/** The demo's descriptor with its module paths made absolute (the harness writes it to a temporary folder). */
+function demoPortlets(): object[] {
+  const descriptor = JSON.parse(readFileSync(PORTLETS_DESCRIPTOR, 'utf8')) as { portlets: Array<{ module: string; preferencesValidator?: string }> };
+  const absolute = (reference: string) => join(PORTLETS_DESCRIPTOR, '..', reference);
+  return descriptor.portlets.map((p) => ({ ...p, module: absolute(p.module), ...(p.preferencesValidator ? { preferencesValidator: absolute(p.preferencesValidator) } : {}) }));
 }
 
 export async function startSvc(): Promise<Svc> {
   const core = await startTestServer();
   const gateway = await startTestGateway([core.baseUrl]);
+  // The first call of a suite also starts the core's hashing workers; the portal's 5 s limit is not what these tests are about.
+  const portal = await startContainer(demoPortlets(), { timeLimitMs: 60_000 });
   return {
     core,
     gateway,
+    portal,
     async stop() {
+      await portal.stop();
+      portal.cleanup();
       await gateway.close();
       await core.stop();
     },
@@ -27,12 +44,12 @@ export async function startSvc(): Promise<Svc> {
 
 let visitors = 0;
 
-/** A window of `portlet` for `principal` (`employees/bob`), or for a new visitor when null. */
-export function windowOf(svc: Svc, portlet: Portlet, principal: string | null, init: Record<string, string> = {}, preferences?: Record<string, string[]>, validator?: PreferencesValidator): Promise<TestWindow> {
-  const visitor = principal ?? `visitor-${++visitors}-${process.pid}`;
-  return TestWindow.open(portlet, init, new TestGatewayClient(svc.gateway, principal, visitor), principal, preferences, validator);
+/** Window `w1` of the portlet named `portletName` for `principal` (`employees/bob`), or for a new visitor when null. */
+export function windowOf(svc: Svc, portletName: string, principal: string | null, roles: string[] = []): ContainerWindow {
+  const caller = principal === null ? visitor(`visitor-${++visitors}-${process.pid}`) : user(principal, roles);
+  const window: PortletWindow = { id: 'w1', portletName };
+  return new ContainerWindow(svc.portal.container, window, caller, new TestGatewayClient(svc.gateway, principal, caller.session.handle));
 }
-
 /** Whether the core accepts this password for this user (a real login on the core). */
 export async function coreLogin(svc: Svc, user: string, password: string): Promise<boolean> {
   const answer = await login(svc.core.baseUrl, { user, password, clientid: 'svc-web' }, { headers: { accept: 'application/json' } });

@@ -5,11 +5,8 @@
  * core's state checked after each step.
  */
 import { PortletMode } from '../../portlet-adapter/src/api';
-import { SelfServicePortlet } from '../../portlet-adapter/src/portlets/self-service/self-service-portlet';
-import { UserAdminPreferencesValidator } from '../../portlet-adapter/src/portlets/user-admin/preferences';
-import { UserAdminPortlet } from '../../portlet-adapter/src/portlets/user-admin/user-admin-portlet';
 import { TEST_CREDENTIALS } from '../helpers/core-server';
-import { TestWindow } from './harness';
+import { ContainerWindow as TestWindow } from './harness';
 import { coreLogin, startSvc, textOf, windowOf, type Svc } from './setup';
 
 let svc: Svc;
@@ -18,11 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => svc.stop());
 
-const admin = () => windowOf(svc, new UserAdminPortlet(), 'employees/alice', {}, { pageSize: ['20'], columns: ['mail', 'givenName'], context: [''] }, new UserAdminPreferencesValidator());
+const admin = () => windowOf(svc, 'user-admin', 'employees/alice', ['admin']);
 
 describe('Self-Service', () => {
   test('bob sees his profile, never a write-only attribute, and the two controls the check allows', async () => {
-    const window = await windowOf(svc, new SelfServicePortlet(), 'employees/bob');
+    const window = windowOf(svc, 'self-service', 'employees/bob', ['user']);
     const markup = await window.render();
     const text = textOf(markup);
     expect(text).toContain('bob@example.com');
@@ -33,7 +30,7 @@ describe('Self-Service', () => {
   });
 
   test('edit: readWrite fields editable, admin-only ones read-only; a second submission of the same form is refused (412) and explained', async () => {
-    const window = await windowOf(svc, new SelfServicePortlet(), 'employees/bob');
+    const window = windowOf(svc, 'self-service', 'employees/bob', ['user']);
     window.renderParameters = { view: ['edit'] };
     const form = await window.render();
     expect(form).toMatch(/<input type="text" id="svc_w1_f_givenName" name="givenName" class="portlet-form-input-field"[^>]*value="Bob"/);
@@ -52,7 +49,7 @@ describe('Self-Service', () => {
   });
 
   test('change password: the new one logs in, the old one does not; the same form again reads as a wrong current password', async () => {
-    const window = await windowOf(svc, new SelfServicePortlet(), 'employees/bob');
+    const window = windowOf(svc, 'self-service', 'employees/bob', ['user']);
     window.renderParameters = { view: ['password'] };
     expect(await window.render()).toContain('autocomplete="current-password"');
     const old = TEST_CREDENTIALS.users.bob;
@@ -69,7 +66,7 @@ describe('Self-Service', () => {
   });
 
   test('EDIT mode stores which attributes to show; VIEW then shows only those', async () => {
-    const window = await windowOf(svc, new SelfServicePortlet(), 'employees/bob');
+    const window = windowOf(svc, 'self-service', 'employees/bob', ['user']);
     window.mode = PortletMode.EDIT;
     const prefs = await window.render();
     expect(prefs).toContain('<legend class="portlet-form-label">Attributes to show</legend>');
@@ -84,7 +81,7 @@ describe('Self-Service', () => {
 
 describe('User Admin', () => {
   test('alice: search form, paged table, every row\'s buttons from one batch; bob is told he may not search', async () => {
-    const window = await admin();
+    const window = admin();
     const markup = await window.render();
     expect(markup).toContain('for="svc_w1_f_search">Search');
     expect(markup).toContain('for="svc_w1_f_filter">SCIM filter');
@@ -94,13 +91,13 @@ describe('User Admin', () => {
     expect(markup).toContain('>Create subject</a>');
     expect(window.gateway.batches()).toBe(1);
 
-    const bob = await windowOf(svc, new UserAdminPortlet(), 'employees/bob');
+    const bob = windowOf(svc, 'user-admin', 'employees/bob', ['user']);
     const refused = textOf(await bob.render());
     expect(refused).toBe('You are not allowed to manage the subjects of employees.');
   });
 
   test('a filter the core refuses is explained beside the field; free text finds', async () => {
-    const window = await admin();
+    const window = admin();
     await window.action({ op: 'search', search: '', filter: 'password pr' });
     const bad = await window.render();
     expect(bad).toContain('id="svc_w1_f_filter_error"');
@@ -112,7 +109,7 @@ describe('User Admin', () => {
   });
 
   test('create, view, edit, delete after confirmation; each form sent twice is refused by the core and explained', async () => {
-    const window = await admin();
+    const window = admin();
     window.renderParameters = { view: ['create'] };
     expect(await window.render()).toContain('id="svc_w1_f_passwordRepeat"');
     const create = { op: 'create', view: 'create', uniqueId: 'erin', mail: 'erin@example.org', givenName: 'Erin', roles: 'user', password: 'Erin-pass-2468', passwordRepeat: 'Erin-pass-2468' };
@@ -145,7 +142,7 @@ describe('User Admin', () => {
     const current = 'Bob-new-pass-77'; // set by the Self-Service test above
     for (let i = 0; i < 5; i++) expect(await coreLogin(svc, 'bob', 'wrong-password')).toBe(false);
     expect(await coreLogin(svc, 'bob', current)).toBe(false); // locked: the right password fails too
-    const window = await admin();
+    const window = admin();
     window.renderParameters = { view: ['show'], subject: ['bob'] };
     const shown = await window.render();
     expect(shown).toContain('>Lift lockout</button>');
@@ -155,13 +152,18 @@ describe('User Admin', () => {
   });
 
   test('preferences: the validator refuses a page size outside 5–100, in words beside the field; a good one is stored', async () => {
-    const window = await admin();
+    const window = admin();
     window.mode = PortletMode.EDIT;
     expect(await window.render()).toContain('for="svc_w1_f_pageSize">Page size');
     await window.action({ op: 'preferences', pageSize: '3', columns: ['mail'], context: '' });
     expect(await window.render()).toContain('id="svc_w1_f_pageSize_error">Page size must be a whole number from 5 to 100.');
     await window.action({ op: 'preferences', pageSize: '5', columns: ['mail'], context: '' });
     expect(window.mode).toBe(PortletMode.VIEW);
-    expect(window.preferences.getValue('pageSize', null)).toBe('5');
+    window.mode = PortletMode.EDIT;
+    expect(await window.render()).toMatch(/id="svc_w1_f_pageSize" name="pageSize"[^>]*value="5"/);
+    // kept per (user, page, window) in the portal's SQLite file: another window of alice's starts from the defaults
+    const other = admin();
+    other.mode = PortletMode.EDIT;
+    expect(await other.render()).toMatch(/id="svc_w1_f_pageSize" name="pageSize"[^>]*value="5"/);
   });
 });

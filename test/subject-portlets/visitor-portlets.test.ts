@@ -3,8 +3,6 @@
  * forms built from the context's definition, errors in words next to their field, a second
  * submission refused by the core and explained, the core's state checked after each step.
  */
-import { ForgottenPasswordPortlet } from '../../portlet-adapter/src/portlets/forgotten-password/forgotten-password-portlet';
-import { RegistrationPortlet } from '../../portlet-adapter/src/portlets/registration/registration-portlet';
 import { TEST_CREDENTIALS } from '../helpers/core-server';
 import { coreLogin, startSvc, textOf, windowOf, type Svc } from './setup';
 
@@ -15,10 +13,10 @@ beforeAll(async () => {
 afterAll(() => svc.stop());
 
 describe('Registration', () => {
-  const open = () => windowOf(svc, new RegistrationPortlet(), null, { context: 'customers' });
+  const open = () => windowOf(svc, 'registration', null);
 
   test('the form is the context\'s registration attributes, typed by the definition, each with a label', async () => {
-    const window = await open();
+    const window = open();
     const markup = await window.render();
     for (const name of ['uniqueId', 'mail', 'givenName', 'familyName', 'password', 'passwordRepeat']) {
       expect(markup).toContain(`id="svc_w1_f_${name}" name="${name}"`);
@@ -31,7 +29,7 @@ describe('Registration', () => {
   });
 
   test('a weak password is explained next to the field; nothing is created; typed values come back, the password does not', async () => {
-    const window = await open();
+    const window = open();
     await window.action({ op: 'register', uniqueId: 'weakling', mail: 'weak@example.org', givenName: 'W', familyName: 'L', password: 'password', passwordRepeat: 'password' });
     const markup = await window.render();
     expect(markup).toMatch(/<p class="portlet-msg-error" id="svc_w1_f_password_error">Password [^<]*(too common|at least 8)/);
@@ -42,14 +40,14 @@ describe('Registration', () => {
   });
 
   test('two different passwords are refused before svc is asked', async () => {
-    const window = await open();
+    const window = open();
     await window.action({ op: 'register', uniqueId: 'typo', mail: 'typo@example.org', password: 'Long-enough-1', passwordRepeat: 'Long-enough-2' });
     expect(textOf(await window.render())).toContain('The two passwords differ');
     expect(window.gateway.calls.some((c) => c.method === 'POST' && c.path.endsWith('/subjects'))).toBe(false);
   });
 
   test('registering works and the account logs in; the same form sent again is refused by the core and said so', async () => {
-    const window = await open();
+    const window = open();
     const form = { op: 'register', uniqueId: 'dora', mail: 'dora@example.org', givenName: 'Dora', familyName: 'D', password: 'Dora-pass-4321', passwordRepeat: 'Dora-pass-4321' };
     await window.action(form);
     const done = textOf(await window.render());
@@ -64,18 +62,18 @@ describe('Registration', () => {
   });
 
   test('HELP says what the portlet does', async () => {
-    const window = await open();
+    const window = open();
     window.mode = (await import('../../portlet-adapter/src/api')).PortletMode.HELP;
     expect(textOf(await window.render())).toContain('Registration opens an account for you');
   });
 });
 
 describe('Forgotten Password', () => {
-  const open = () => windowOf(svc, new ForgottenPasswordPortlet(), null, { context: 'employees' });
+  const open = () => windowOf(svc, 'forgotten-password', null);
   const [first, second] = TEST_CREDENTIALS.answers.bob;
 
   test('id → questions → new password; success sends the visitor to the portal login; bob logs in with the new password', async () => {
-    const window = await open();
+    const window = open();
     expect(await window.render()).toContain('for="svc_w1_f_name">User name or e-mail address');
     await window.action({ op: 'start', name: 'bob' });
     const questions = await window.render();
@@ -102,7 +100,7 @@ describe('Forgotten Password', () => {
   });
 
   test('an unknown name gets questions too (the core\'s decoys): nothing tells who exists', async () => {
-    const window = await open();
+    const window = open();
     await window.action({ op: 'start', name: 'nobody-here' });
     expect(await window.render()).toContain('id="svc_w1_f_answer0"');
   });
