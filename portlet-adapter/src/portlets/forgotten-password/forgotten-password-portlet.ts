@@ -127,6 +127,6 @@ export class ForgottenPasswordPortlet extends SvcPortlet {
     }
     await svcOf(request).forgotReset(this.contextId(), name, password);
     setState(request, undefined);
-    response.sendRedirect(response.encodeURL('/login'));
+    response.sendRedirect(response.encodeURL('login'));
   }
 }

@@ -42,7 +42,7 @@ export class RegistrationPortlet extends SvcPortlet {
       const svc = svcOf(request);
       const [definition, [mayCreate]] = await Promise.all([svc.context(this.contextId()), svc.evaluate([{ action: 'CREATE', resource: { type: 'subjects', id: this.contextId() } }])]);
       const top = flash ? message(flash.kind, flash.message) : html``;
-      if (flash?.kind === 'success') return html`${top}<p class="portlet-font">${link(response.encodeURL('/login'), 'Log in')}</p>`;
+      if (flash?.kind === 'success') return html`${top}<p class="portlet-font">${link(response.encodeURL('login'), 'Log in')}</p>`;
       if (!definition.registration || !mayCreate) return html`${top}${message('info', 'Registration is not open to you here.')}`;
       return html`${top}${this.form(response, definition, flash?.values ?? {}, flash?.fields ?? {})}`;
     });

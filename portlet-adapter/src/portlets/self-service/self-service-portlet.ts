@@ -69,7 +69,7 @@ export class SelfServicePortlet extends SvcPortlet {
   protected override async doView(request: RenderRequest, response: RenderResponse): Promise<void> {
     const flash = takeFlash(request);
     const user = me(request);
-    if (!user) return this.show(response, 'see a profile', async () => html`<p class="portlet-font">${link(response.encodeURL('/login'), 'Log in')} to see your profile.</p>`);
+    if (!user) return this.show(response, 'see a profile', async () => html`<p class="portlet-font">${link(response.encodeURL('login'), 'Log in')} to see your profile.</p>`);
     const view = viewOf(request);
     await this.show(response, 'see this profile', async () => {
       const svc = svcOf(request);
