@@ -44,10 +44,10 @@ export async function startSvc(): Promise<Svc> {
 
 let visitors = 0;
 
-/** Window `w1` of the portlet named `portletName` for `principal` (`employees/bob`), or for a new visitor when null. */
-export function windowOf(svc: Svc, portletName: string, principal: string | null, roles: string[] = []): ContainerWindow {
+/** A window (`w1` unless named) of the portlet named `portletName` for `principal` (`employees/bob`), or for a new visitor when null. */
+export function windowOf(svc: Svc, portletName: string, principal: string | null, roles: string[] = [], windowId = 'w1'): ContainerWindow {
   const caller = principal === null ? visitor(`visitor-${++visitors}-${process.pid}`) : user(principal, roles);
-  const window: PortletWindow = { id: 'w1', portletName };
+  const window: PortletWindow = { id: windowId, portletName };
   return new ContainerWindow(svc.portal.container, window, caller, new TestGatewayClient(svc.gateway, principal, caller.session.handle));
 }
 /** Whether the core accepts this password for this user (a real login on the core). */
