@@ -50,7 +50,7 @@ export function resultTable(response: RenderResponse, state: AdminState, page: S
       may.read ? link(urlTo(response, state, { view: 'show', subject: id }), 'View', `View ${id}`) : html``,
       may.update ? link(urlTo(response, state, { view: 'edit', subject: id }), 'Edit', `Edit ${id}`) : html``,
       may.delete ? link(urlTo(response, state, { view: 'delete', subject: id }), 'Delete', `Delete ${id}`) : html``,
-      may.lift ? form(response, state, 'lift', { target: id }, button('Lift lockout', { ariaLabel: `Lift the lockout of ${id}` }), `Lift the lockout of ${id}`) : html``,
+      may.lift ? form(response, state, 'lift', { target: id }, button('Lift lockout', { ariaLabel: `Lift lockout of ${id}` }), `Lift the lockout of ${id}`) : html``,
     ];
     const cells = columns.map((c) => html`<td>${displayValue(subject.attributes[c])}</td>`);
     return html`<tr class="${i % 2 ? 'portlet-table-alternate' : 'portlet-table-body'}"><th scope="row">${id}</th>${cells}<td class="svc-controls">${controls}</td></tr>`;
