@@ -99,6 +99,7 @@ export function describeFailure(error: unknown, words: FailureWords): Failure {
       return { message: 'A name may use letters, digits and . _ @ + - only.', fields };
     case 'invalid_attributes':
     case 'attribute_not_writable':
+      return { message: fix, fields };
     case 'invalid_request':
     case 'malformed_body':
       return { message: words.invalid ?? fix, fields };
