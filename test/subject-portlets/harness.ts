@@ -5,40 +5,28 @@
  */
 import { PortletMode, WindowState } from '../../portlet-adapter/src/api';
 import { namespaceOf, toParameters, type PortletContainer, type PortletWindow } from '../../portlet-adapter/src/container';
-import { GATEWAY_ATTRIBUTE, type GatewayAnswer, type GatewayCall, type PortletGateway } from '../../portlet-adapter/src/portlets/shared/svc';
-import type { RunningGateway } from '../../gateway/src/index';
-import { send } from '../gateway/gateway-helpers';
+import { GATEWAY_ATTRIBUTE, SvcGateway, type Evaluation, type GatewayRequest, type GatewayResponse } from '../../portlet-adapter/src/gateway-client';
 import { FORM, portalRequest, state, type Caller } from '../portlets/harness';
 
 type Params = Record<string, string[]>;
 
-/** The gateway client's job for the tests: a signed call as one portal user or visitor, problems thrown. */
-export class TestGatewayClient implements PortletGateway {
-  readonly calls: GatewayCall[] = [];
-  constructor(
-    private readonly gateway: RunningGateway,
-    private readonly user: string | null,
-    private readonly visitor: string,
-  ) {}
+/** The real gateway client bound to one principal, counting what each render asks (a spy, not a stand-in). */
+export class CountingGateway extends SvcGateway {
+  readonly calls: GatewayRequest[] = [];
+  #batches = 0;
 
-  async call(call: GatewayCall): Promise<GatewayAnswer> {
-    this.calls.push(call);
-    const query = new URLSearchParams(Object.entries(call.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined)).toString();
-    const path = `/gw/api${call.path}${query ? `?${query}` : ''}`;
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
-    const headers: Record<string, string> = { ...(call.headers ?? {}), ...(body ? { 'content-type': 'application/json' } : {}) };
-    const [contextId, uniqueId] = (this.user ?? '').split('/');
-    const answer = await send(this.gateway, path, { method: call.method, user: this.user === null ? null : { contextId, uniqueId }, visitor: this.visitor, body, headers });
-    const parsed: unknown = answer.text ? JSON.parse(answer.text) : undefined;
-    if (answer.status >= 400) {
-      const problem = (parsed ?? {}) as { code?: string };
-      throw Object.assign(new Error(problem.code ?? `http ${answer.status}`), { status: answer.status, code: problem.code, problem: parsed });
-    }
-    return { status: answer.status, body: parsed, etag: typeof answer.headers.etag === 'string' ? answer.headers.etag : undefined };
+  override request<T = unknown>(req: GatewayRequest): Promise<GatewayResponse<T>> {
+    this.calls.push(req);
+    return super.request<T>(req);
+  }
+
+  override evaluations(items: readonly Evaluation[]): Promise<boolean[]> {
+    this.#batches++;
+    return super.evaluations(items);
   }
 
   batches(): number {
-    return this.calls.filter((c) => c.path === '/access/v1/evaluations').length;
+    return this.#batches;
   }
 }
 
@@ -52,7 +40,7 @@ export class ContainerWindow {
     private readonly container: PortletContainer,
     private readonly window: PortletWindow,
     private readonly caller: Caller,
-    readonly gateway: TestGatewayClient,
+    readonly gateway: CountingGateway,
   ) {
     this.namespace = namespaceOf(window.id);
   }

@@ -8,12 +8,15 @@ import { startTestServer, type TestServer } from '../helpers/core-server';
 import { login } from '../helpers/login';
 import { startTestGateway } from '../gateway/gateway-helpers';
 import { startContainer, user, visitor, type Harness } from '../portlets/harness';
-import { ContainerWindow, TestGatewayClient } from './harness';
+import { GatewayClient } from '../../portlet-adapter/src/gateway-client';
+import { PORTAL, PORTAL_SECRET } from '../gateway/gateway-helpers';
+import { ContainerWindow, CountingGateway } from './harness';
 
 export interface Svc {
   core: TestServer;
   gateway: RunningGateway;
   portal: Harness;
+  client: GatewayClient;
   stop(): Promise<void>;
 }
 
@@ -29,13 +32,16 @@ export async function startSvc(): Promise<Svc> {
   const gateway = await startTestGateway([core.baseUrl]);
   // The first call of a suite also starts the core's hashing workers; the portal's 5 s limit is not what these tests are about.
   const portal = await startContainer(demoPortlets(), { timeLimitMs: 60_000 });
+  const client = new GatewayClient({ gateways: [`${gateway.url}/gw`], portalId: PORTAL, secret: PORTAL_SECRET });
   return {
     core,
     gateway,
     portal,
+    client,
     async stop() {
       await portal.stop();
       portal.cleanup();
+      await client.close();
       await gateway.close();
       await core.stop();
     },
@@ -48,7 +54,9 @@ let visitors = 0;
 export function windowOf(svc: Svc, portletName: string, principal: string | null, roles: string[] = [], windowId = 'w1'): ContainerWindow {
   const caller = principal === null ? visitor(`visitor-${++visitors}-${process.pid}`) : user(principal, roles);
   const window: PortletWindow = { id: windowId, portletName };
-  return new ContainerWindow(svc.portal.container, window, caller, new TestGatewayClient(svc.gateway, principal, caller.session.handle));
+  const [contextId, uniqueId] = (principal ?? '').split('/');
+  const gateway = new CountingGateway(svc.client, { user: principal === null ? null : { contextId, uniqueId }, visitor: caller.session.handle, address: '127.0.0.1' });
+  return new ContainerWindow(svc.portal.container, window, caller, gateway);
 }
 /** Whether the core accepts this password for this user (a real login on the core). */
 export async function coreLogin(svc: Svc, user: string, password: string): Promise<boolean> {

@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc.portal.stop();
   svc.portal.cleanup();
+  await svc.client.close();
   await svc.gateway.close();
 });
 

@@ -11,7 +11,6 @@ export { SelfServicePortlet } from './self-service/self-service-portlet';
 export { ForgottenPasswordPortlet } from './forgotten-password/forgotten-password-portlet';
 export { UserAdminPortlet } from './user-admin/user-admin-portlet';
 export { UserAdminPreferencesValidator } from './user-admin/preferences';
-export { GATEWAY_ATTRIBUTE, type PortletGateway } from './shared/svc';
 
 /** The descriptor of the four portlets, as the demo portal loads it. */
 export const PORTLETS_DESCRIPTOR = join(__dirname, 'portlet.json');

@@ -5,10 +5,8 @@
  */
 import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
+import { apiPath, GATEWAY_ATTRIBUTE, type Evaluation, type SvcGateway } from '../../gateway-client';
 import type { ContextDefinition } from './definition';
-
-/** The request attribute under which the portal provides the gateway client (SPEC 10.3). */
-export const GATEWAY_ATTRIBUTE = 'svc.gateway';
 
 export type AttributeValue = string | string[];
 export type Attributes = Record<string, AttributeValue>;
@@ -25,108 +23,77 @@ export interface SearchPage {
   total: number;
 }
 
-export interface GatewayCall {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  /** Under `{gw}/api`, e.g. `/contexts/employees/subjects/bob`. */
-  path: string;
-  query?: Record<string, string | undefined>;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
+export type AccessQuestion = Evaluation;
 
-export interface GatewayAnswer {
-  status: number;
-  /** The parsed JSON body; undefined for 204. */
-  body: unknown;
-  etag?: string;
-}
-
-/** What a portlet needs of the gateway client: one signed JSON call; problem answers throw typed errors. */
-export interface PortletGateway {
-  call(call: GatewayCall): Promise<GatewayAnswer>;
-}
-
-const seg = encodeURIComponent;
-const subjectPath = (context: string, subject: string) => `/contexts/${seg(context)}/subjects/${seg(subject)}`;
-
-export interface AccessQuestion {
-  action: 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'SEARCH';
-  resource: { type: 'subjects' | 'subject' | 'subject.password' | 'subject.lockout'; id: string };
-}
+const subjectPath = (context: string, subject: string, ...rest: string[]) => apiPath('contexts', context, 'subjects', subject, ...rest);
 
 /** svc's operations as the current portal user or visitor. */
 export class Svc {
-  constructor(private readonly gateway: PortletGateway) {}
+  constructor(private readonly gateway: SvcGateway) {}
 
   async context(contextId: string): Promise<ContextDefinition> {
-    const answer = await this.gateway.call({ method: 'GET', path: `/contexts/${seg(contextId)}` });
-    return (answer.body as { context: ContextDefinition }).context;
+    return (await this.gateway.get<{ context: ContextDefinition }>(apiPath('contexts', contextId))).body!.context;
   }
 
   async read(contextId: string, uniqueId: string): Promise<{ subject: Subject; etag?: string }> {
-    const answer = await this.gateway.call({ method: 'GET', path: subjectPath(contextId, uniqueId) });
-    return { subject: (answer.body as { subject: Subject }).subject, etag: answer.etag };
+    const answer = await this.gateway.get<{ subject: Subject }>(subjectPath(contextId, uniqueId));
+    return { subject: answer.body!.subject, etag: answer.headers.etag };
   }
 
   async search(contextId: string, query: { search?: string; filter?: string; offset: number; quantity: number }): Promise<SearchPage> {
-    const answer = await this.gateway.call({
-      method: 'GET',
-      path: `/contexts/${seg(contextId)}/subjects`,
-      query: { search: query.search || undefined, filter: query.filter || undefined, offset: String(query.offset), quantity: String(query.quantity) },
+    const answer = await this.gateway.get<SearchPage>(apiPath('contexts', contextId, 'subjects'), {
+      search: query.search || undefined,
+      filter: query.filter || undefined,
+      offset: query.offset,
+      quantity: query.quantity,
     });
-    return answer.body as SearchPage;
+    return answer.body!;
   }
 
   async create(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue>): Promise<Subject> {
-    const answer = await this.gateway.call({ method: 'POST', path: `/contexts/${seg(contextId)}/subjects`, body: { subject: { uniqueId, attributes } } });
-    return (answer.body as { subject: Subject }).subject;
+    return (await this.gateway.post<{ subject: Subject }>(apiPath('contexts', contextId, 'subjects'), { subject: { uniqueId, attributes } })).body!.subject;
   }
 
   /** `etag` makes a repeated or stale form fail with 412 instead of writing twice. */
   async update(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue | null>, etag: string | undefined): Promise<Subject> {
-    const headers = etag ? { 'If-Match': etag } : undefined;
-    const answer = await this.gateway.call({ method: 'PUT', path: subjectPath(contextId, uniqueId), body: { subject: { attributes } }, headers });
-    return (answer.body as { subject: Subject }).subject;
+    const answer = await this.gateway.put<{ subject: Subject }>(subjectPath(contextId, uniqueId), { subject: { attributes } }, etag ? { 'If-Match': etag } : undefined);
+    return answer.body!.subject;
   }
 
   async remove(contextId: string, uniqueId: string): Promise<void> {
-    await this.gateway.call({ method: 'DELETE', path: subjectPath(contextId, uniqueId) });
+    await this.gateway.delete(subjectPath(contextId, uniqueId));
   }
 
   async liftLockout(contextId: string, uniqueId: string): Promise<void> {
-    await this.gateway.call({ method: 'DELETE', path: `${subjectPath(contextId, uniqueId)}/lockout` });
+    await this.gateway.delete(subjectPath(contextId, uniqueId, 'lockout'));
   }
 
   async changePassword(contextId: string, uniqueId: string, oldPassword: string, newPassword: string): Promise<void> {
-    await this.gateway.call({ method: 'PUT', path: `${subjectPath(contextId, uniqueId)}/password`, body: { oldPassword, newPassword } });
+    await this.gateway.put(subjectPath(contextId, uniqueId, 'password'), { oldPassword, newPassword });
   }
 
   async forgotQuestions(contextId: string, name: string): Promise<string[]> {
-    const answer = await this.gateway.call({ method: 'GET', path: `${subjectPath(contextId, name)}/password/forgot` });
-    return (answer.body as { questions: string[] }).questions;
+    return (await this.gateway.get<{ questions: string[] }>(subjectPath(contextId, name, 'password', 'forgot'))).body!.questions;
   }
 
   async forgotAnswers(contextId: string, name: string, answers: string[]): Promise<void> {
-    await this.gateway.call({ method: 'PUT', path: `${subjectPath(contextId, name)}/password/forgot`, body: { answers } });
+    await this.gateway.put(subjectPath(contextId, name, 'password', 'forgot'), { answers });
   }
 
   async forgotReset(contextId: string, name: string, password: string): Promise<void> {
-    await this.gateway.call({ method: 'PUT', path: `${subjectPath(contextId, name)}/password/forgot`, body: { password } });
+    await this.gateway.put(subjectPath(contextId, name, 'password', 'forgot'), { password });
   }
 
-  /** One AuthZEN batch; an item the core could not answer (an error) counts as a refusal. */
-  async evaluate(questions: readonly AccessQuestion[]): Promise<boolean[]> {
-    if (questions.length === 0) return [];
-    const evaluations = questions.map((q) => ({ action: { name: q.action }, resource: q.resource }));
-    const answer = await this.gateway.call({ method: 'POST', path: '/access/v1/evaluations', body: { evaluations } });
-    const results = (answer.body as { evaluations?: Array<{ decision?: unknown }> }).evaluations ?? [];
-    return questions.map((_q, i) => results[i]?.decision === true);
+  /** One AuthZEN batch for every control of a render; an item the core could not answer is a refusal. */
+  evaluate(questions: readonly AccessQuestion[]): Promise<boolean[]> {
+    return this.gateway.evaluations(questions);
   }
 }
 
 /** The svc operations for this request, through the gateway client the portal provides. */
 export function svcOf(request: PortletRequest): Svc {
-  const gateway = request.getAttribute(GATEWAY_ATTRIBUTE) as PortletGateway | null | undefined;
-  if (!gateway || typeof gateway.call !== 'function') throw new PortletException('the portal provides no gateway client');
+  const gateway = request.getAttribute(GATEWAY_ATTRIBUTE) as SvcGateway | null;
+  // By shape, not instanceof: a portlet package may bring its own copy of the client module.
+  if (typeof gateway?.request !== 'function' || typeof gateway.evaluations !== 'function') throw new PortletException('the portal provides no gateway client');
   return new Svc(gateway);
 }
