@@ -283,3 +283,26 @@ describe('authz.denyStatus 403', () => {
     expect([real.status, real.decision, real.code]).toEqual([403, 'DENY', 'access_denied']);
   });
 });
+
+describe('the check on a password and a lockout (SPEC 6: both are UPDATEs of their targets)', () => {
+  const lockout = (id: string) => `${subj(id)}/lockout`;
+  const password = (id: string) => `${subj(id)}/password`;
+
+  test('forms 1, 2 and 3 on …/lockout: an admin may lift, bob may not; nothing is performed', async () => {
+    const before = await dumpStore(server);
+    const form3 = await call(`${lockout('bob')}?isAllowed=UPDATE`, { headers: { cookie: who.ALICE } });
+    expect(form3.body).toMatchObject({ decision: 'ALLOW', operation: 'UPDATE', resource: 'contexts/employees/subjects/bob/lockout' });
+    const form2 = await call(`${lockout('bob')}?isAllowed=UPDATE`, { method: 'DELETE', headers: { cookie: who.ALICE } });
+    expect([form2.status, form2.decision]).toEqual([200, 'ALLOW']);
+    const form1 = await fetch(lockout('bob'), { method: 'HEAD', headers: { cookie: who.BOB, 'x-operation': 'UPDATE' } });
+    expect([form1.status, form1.headers.get('x-svc-decision')]).toEqual([401, 'DENY']);
+    expect(await dumpStore(server)).toBe(before);
+  });
+
+  test('…/password: bob may change his own, not alice\'s; form 2 uses PUT; other operations do not fit', async () => {
+    expect((await call(`${password('bob')}?isAllowed=UPDATE`, { method: 'PUT', headers: { cookie: who.BOB } })).decision).toBe('ALLOW');
+    expect((await call(`${password('alice')}?isAllowed=UPDATE`, { headers: { cookie: who.BOB } })).decision).toBe('DENY');
+    expect((await call(`${lockout('bob')}?isAllowed=UPDATE`, { method: 'PUT', headers: { cookie: who.ALICE } })).code).toBe('invalid_operation');
+    expect((await call(`${password('bob')}?isAllowed=DELETE`, { method: 'DELETE', headers: { cookie: who.BOB } })).code).toBe('invalid_operation');
+  });
+});

@@ -5,12 +5,15 @@ import { OPERATIONS, type Operation } from '../../config/types';
 import type { Core } from '../../core';
 import { decide, isPrivileged } from '../authorize';
 import { sendDocument } from '../respond';
-import { CHECK_METHOD, type Resource } from './resources';
+import type { Resource } from './resources';
 
 /** Operations that address a collection or one subject (the seed's 4.1 "path shape"). */
 const FITS: Partial<Record<Resource['kind'], readonly Operation[]>> = {
   subjects: ['CREATE', 'SEARCH'],
   subject: ['READ', 'UPDATE', 'DELETE'],
+  // Own password change and lifting a lock are UPDATEs of their targets (SPEC section 6).
+  password: ['UPDATE'],
+  lockout: ['UPDATE'],
 };
 
 const CHECK_PARAMETER = 'isallowed';
@@ -78,8 +81,10 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
   if (!FITS[resource.kind]?.includes(operation)) {
     throw new InvalidOperation(`${operation} does not fit ${resource.kind === 'subject' ? 'a subject' : 'this resource'}`);
   }
-  if (form === 2 && req.method !== CHECK_METHOD[operation]) {
-    throw new InvalidOperation(`${operation} is checked with ${CHECK_METHOD[operation]} or GET, not ${req.method}`);
+  // Form 2 uses the method that performs the operation here (lifting a lock: DELETE for UPDATE).
+  const performing = Object.entries(resource.methods).find(([, op]) => op === operation)?.[0];
+  if (form === 2 && req.method !== performing) {
+    throw new InvalidOperation(`${operation} is checked with ${performing} or GET, not ${req.method}`);
   }
   return operation;
 }

@@ -46,12 +46,3 @@ export const RESOURCES: Resource[] = [
   { kind: 'session', path: '/session', methods: { GET: 'READ' }, target: () => 'session' },
   { kind: 'session', path: '/sessioninfo', methods: { GET: 'READ' }, target: () => 'session' },
 ];
-
-/** The operations the seed's check may ask about on a resource, and the method that performs each. */
-export const CHECK_METHOD: Record<Operation, 'POST' | 'GET' | 'PUT' | 'DELETE'> = {
-  CREATE: 'POST',
-  READ: 'GET',
-  UPDATE: 'PUT',
-  DELETE: 'DELETE',
-  SEARCH: 'GET',
-};
