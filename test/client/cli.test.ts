@@ -37,6 +37,10 @@ function cli(args: string[], options: { stdin?: string; env?: Record<string, str
 
 const base = () => ['--base-url', server.baseUrl];
 
+// Each step starts a node process that loads the whole command; beside the flood and browser
+// suites on two cores, a test of several steps can need more than jest's 30 s.
+jest.setTimeout(120_000);
+
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'build'], { cwd: ROOT });
   server = await startTestServer();
