@@ -1,6 +1,8 @@
 import { Audit } from './audit';
-import type { AttemptLimiter } from './flows/attempt-limiter';
+import type { AttemptLimiter, AttemptLimits } from './flows/attempt-limiter';
 import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
+import { MemoryResetMarkers } from './flows/memory-reset-markers';
+import type { ResetMarkers } from './flows/reset-markers';
 import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
@@ -81,13 +83,23 @@ export class Core {
       absoluteSeconds: config.global['session.absolute'],
       now: this.now,
     });
-    this.registrations = new MemoryAttemptLimiter(() => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }), this.now);
+    this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }));
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.roles.delete(`${contextId}/${uniqueId}`);
       if (change !== 'updated') await this.endSubjectSessions(contextId, uniqueId, change);
     });
     this.apply(config);
+  }
+
+  /** Attempt limits kept where the sessions are: shared by every core sharing a Redis session store. */
+  attemptLimiter(name: string, limits: () => AttemptLimits): AttemptLimiter {
+    return this.sessionStore.attemptLimiter?.(name, limits, this.now) ?? new MemoryAttemptLimiter(limits, this.now);
+  }
+
+  /** Reset markers kept where the sessions are, like the attempt limits. */
+  resetMarkers(): ResetMarkers {
+    return this.sessionStore.resetMarkers?.(this.now) ?? new MemoryResetMarkers(this.now);
   }
 
   get config(): SvcConfig {
@@ -140,6 +152,8 @@ export class Core {
   /** Prepares every store before the core serves (PostgreSQL checks or migrates its schema); throws what stops the start. */
   async open(): Promise<void> {
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
+    // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
+    if (this.sessionStore.statelessKey) this.sessions.useSigningKey(await this.sessionStore.statelessKey());
   }
 
   /**

@@ -77,18 +77,28 @@ describeWithService(redisRequirement(), 'lockout shared by two core servers over
   });
 });
 
-it('a login fails closed with 503 when the Redis holding the lockout counters cannot be reached', async () => {
-  const store = new RedisSessionStore({ url: 'redis://127.0.0.1:1', redisOptions: { maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 } });
-  const server = await startTestServer({ sessionStore: store });
-  try {
-    const before = server.hasher.stats.started;
-    const sent = await login(server.baseUrl, { clientid: 'svc-web', user: 'alice', password: users.alice });
-    expect(sent.status).toBe(503);
-    expect(sent.json?.code).toBe('service_unavailable');
-    // Refused at the lockout check, before any authenticator ran (a down session store alone would
-    // only refuse after the password was verified).
-    expect(server.hasher.stats.started).toBe(before);
-  } finally {
-    await server.stop();
-  }
+describeWithService(redisRequirement(), 'a core whose Redis goes away', () => {
+  it('a login fails closed with 503 when the Redis holding the lockout counters cannot be reached', async () => {
+    // A core needs Redis to start (it reads the shared cookie key and checks the eviction policy);
+    // this connection then goes away for good, as when Redis dies under a running core.
+    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 0, retryStrategy: () => null });
+    redis.on('error', () => {});
+    const prefix = `svc-test:lockout-down:${process.pid}:${randomBytes(6).toString('hex')}:`;
+    const server = await startTestServer({ sessionStore: new RedisSessionStore({ redis, prefix }) });
+    try {
+      const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      await deleteKeys(admin, prefix);
+      await admin.quit();
+      redis.disconnect();
+      const before = server.hasher.stats.started;
+      const sent = await login(server.baseUrl, { clientid: 'svc-web', user: 'alice', password: users.alice });
+      expect(sent.status).toBe(503);
+      expect(sent.json?.code).toBe('service_unavailable');
+      // Refused at the lockout check, before any authenticator ran (a down session store alone would
+      // only refuse after the password was verified).
+      expect(server.hasher.stats.started).toBe(before);
+    } finally {
+      await server.stop();
+    }
+  });
 });

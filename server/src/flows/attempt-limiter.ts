@@ -8,8 +8,9 @@
  * failures reached. A refused attempt takes no slot, so it does not prolong the refusal, but it is
  * still counted as an attempt.
  *
- * Variants: memory-attempt-limiter.ts (one process). A shared variant (Redis: a sorted set of at
- * most `limit` slots per key, taken by one Lua script) goes beside it, one file, same interface.
+ * Variants: memory-attempt-limiter.ts (one process) and redis-attempt-limiter.ts (a sorted set of at
+ * most `limit` slots per key, taken by one Lua script; shared by every core sharing a Redis session
+ * store, which provides it). Core.attemptLimiter picks.
  */
 import { TooManyRequests } from '../../../common/src/errors';
 

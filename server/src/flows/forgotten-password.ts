@@ -7,8 +7,6 @@ import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
 import { normaliseAnswer } from '../subjects/subject-service';
 import { takeSlot, type AttemptLimiter } from './attempt-limiter';
 import { DecoyQuestions } from './decoy-questions';
-import { MemoryAttemptLimiter } from './memory-attempt-limiter';
-import { MemoryResetMarkers } from './memory-reset-markers';
 import type { ResetMarkers } from './reset-markers';
 import { perCore } from '../per-core';
 
@@ -68,9 +66,9 @@ export class ForgottenPassword {
   constructor(private readonly core: Core) {
     this.decoys = new DecoyQuestions(core.config.server.dataDir);
     const g = () => core.config.global;
-    this.wrongAnswers = new MemoryAttemptLimiter(() => ({ limit: g()['lockout.answerFailures'], window: g()['lockout.window'] }), core.now);
-    this.starts = new MemoryAttemptLimiter(() => ({ limit: g()['flow.startsPerAddress'], window: g()['flow.window'] }), core.now);
-    this.markers = new MemoryResetMarkers(core.now);
+    this.wrongAnswers = core.attemptLimiter('answers', () => ({ limit: g()['lockout.answerFailures'], window: g()['lockout.window'] }));
+    this.starts = core.attemptLimiter('starts', () => ({ limit: g()['flow.startsPerAddress'], window: g()['flow.window'] }));
+    this.markers = core.resetMarkers();
   }
 
   private settings(contextId: string) {

@@ -5,8 +5,8 @@
  * consuming it is atomic, so a replayed or copied cookie cannot reset twice. Bounded per subject,
  * never per request.
  *
- * Variants: memory-reset-markers.ts (one process). A shared variant (Redis: SET with an expiry, and a
- * compare-and-delete script) goes beside it, one file, same interface.
+ * Variants: memory-reset-markers.ts (one process) and redis-reset-markers.ts (SET with an expiry, and a
+ * compare-and-delete script; provided by the Redis session store). Core.resetMarkers picks.
  */
 export interface ResetMarkers {
   /** A new marker for `subject`, replacing any earlier one, alive `ttlSeconds`; resolves its value. */

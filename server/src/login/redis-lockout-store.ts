@@ -17,9 +17,9 @@
  *
  * Any Redis failure surfaces as ServiceUnavailable (503): a login fails closed.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
-import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import { failClosed, keyPart } from '../sessions/redis-common';
 import { secondsUntilFree, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
 
 export interface RedisLockoutStoreOptions {
@@ -123,8 +123,6 @@ interface ScriptedRedis extends Redis {
   svcLockoutRelease(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
 }
 
-/** A bounded key part without `:`: the value URI-encoded, or a hash of a long one. */
-const part = (value: string) => (value.length <= 128 ? encodeURIComponent(value) : `#${createHash('sha256').update(value, 'utf8').digest('base64url')}`);
 
 export class RedisLockoutStore implements LockoutStore {
   readonly #redis: ScriptedRedis;
@@ -150,7 +148,7 @@ export class RedisLockoutStore implements LockoutStore {
     const unique = [...new Set(subjects)];
     const id = `${now}:${this.#instance}:${++this.#sequence}`;
     const keys = this.#keys(unique, peer);
-    const args = [now, window * 1000, duration * 1000, pairFailures, subjectFailures, addressFailures, id, `${now + duration * 1000}:${id}`, part(peer), MAX_INDEX];
+    const args = [now, window * 1000, duration * 1000, pairFailures, subjectFailures, addressFailures, id, `${now + duration * 1000}:${id}`, keyPart(peer), MAX_INDEX];
     const [locked, ...rest] = (await this.#call(() => this.#redis.svcLockoutReserve(keys.length, ...keys, ...args))).map(Number);
     if (locked === -1) return { throttled: true, retryAfter: secondsUntilFree(rest[0], window * 1000, now) };
     const started: LockStarted[] = [];
@@ -164,14 +162,14 @@ export class RedisLockoutStore implements LockoutStore {
   async release(reservation: Reservation, subject?: string): Promise<void> {
     const keys = this.#keys(reservation.subjects, reservation.peer);
     const position = subject === undefined ? 0 : reservation.subjects.indexOf(subject) + 1;
-    await this.#call(() => this.#redis.svcLockoutRelease(keys.length, ...keys, reservation.id, part(reservation.peer), position));
+    await this.#call(() => this.#redis.svcLockoutRelease(keys.length, ...keys, reservation.id, keyPart(reservation.peer), position));
   }
 
   async lift(subject: string): Promise<void> {
     await this.#call(async () => {
       const index = this.#subject('i', subject);
       const peers = await this.#redis.zrange(index, 0, -1);
-      const pairs = peers.flatMap((p) => [`${this.#prefix}p:${part(subject)}:${p}`, `${this.#prefix}pl:${part(subject)}:${p}`]);
+      const pairs = peers.flatMap((p) => [`${this.#prefix}p:${keyPart(subject)}:${p}`, `${this.#prefix}pl:${keyPart(subject)}:${p}`]);
       return this.#redis.del(this.#subject('s', subject), this.#subject('sl', subject), index, ...pairs);
     });
   }
@@ -190,23 +188,18 @@ export class RedisLockoutStore implements LockoutStore {
   }
 
   #address(peer: string): string {
-    return `${this.#prefix}a:${part(peer)}`;
+    return `${this.#prefix}a:${keyPart(peer)}`;
   }
 
   #subject(kind: 's' | 'sl' | 'i', subject: string): string {
-    return `${this.#prefix}${kind}:${part(subject)}`;
+    return `${this.#prefix}${kind}:${keyPart(subject)}`;
   }
 
   #pair(kind: 'p' | 'pl', subject: string, peer: string): string {
-    return `${this.#prefix}${kind}:${part(subject)}:${part(peer)}`;
+    return `${this.#prefix}${kind}:${keyPart(subject)}:${keyPart(peer)}`;
   }
 
-  async #call<T>(operation: () => Promise<T>): Promise<T> {
-    try {
-      return await operation();
-    } catch (error) {
-      if (error instanceof SvcError) throw error;
-      throw new ServiceUnavailable('The lockout store is unavailable', { cause: error });
-    }
+  #call<T>(operation: () => Promise<T>): Promise<T> {
+    return failClosed('lockout store', operation);
   }
 }

@@ -10,6 +10,11 @@
  *   n:<nonce key>               `1`, SET NX PX (the replay cache)
  *   nonces                      sorted set nonce key → expiry: counts live nonces for the bound
  *   l:…                         the lockout counters (login/redis-lockout-store.ts), on this connection
+ *   t:…                         attempt limiters (flows/redis-attempt-limiter.ts): registrations, flow
+ *                               starts, wrong forgotten-password answers
+ *   m:…                         reset markers (flows/redis-reset-markers.ts)
+ *   k:stateless                 the HMAC key of stateless cookies (32 random bytes, base64url), SET NX by
+ *                               the first instance, no TTL: every instance signs and checks with it
  *
  * The bounds are checked and the writes made in one Lua script, so they hold across instances. Redis
  * must not evict (`maxmemory-policy noeviction`): every key here has a TTL, so a volatile-* policy would
@@ -19,10 +24,15 @@
  *
  * Any Redis failure surfaces as ServiceUnavailable (503); the cause is kept for the log.
  */
+import { randomBytes } from 'node:crypto';
 import Redis, { type RedisOptions } from 'ioredis';
 import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
 import { RedisLockoutStore } from '../login/redis-lockout-store';
+import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
+import { RedisAttemptLimiter } from '../flows/redis-attempt-limiter';
+import type { ResetMarkers } from '../flows/reset-markers';
+import { RedisResetMarkers } from '../flows/redis-reset-markers';
 import type { Principal } from './session';
 import {
   DEFAULT_MAX_NONCES,
@@ -202,6 +212,27 @@ export class RedisSessionStore implements SessionStore {
   /** Lockout counters on this store's connection, under its prefix (`l:` keys). */
   lockoutStore(limits: () => LockoutLimits, now: () => number): LockoutStore {
     return new RedisLockoutStore({ redis: this.#redis, prefix: this.#prefix, limits, now });
+  }
+
+  /** An attempt limiter on this store's connection, under its prefix (`t:<name>:` keys). */
+  attemptLimiter(name: string, limits: () => AttemptLimits, now: () => number): AttemptLimiter {
+    return new RedisAttemptLimiter({ redis: this.#redis, prefix: this.#prefix, name, limits, now });
+  }
+
+  /** Reset markers on this store's connection, under its prefix (`m:` keys). */
+  resetMarkers(now: () => number): ResetMarkers {
+    return new RedisResetMarkers(this.#redis, this.#prefix, now);
+  }
+
+  async statelessKey(): Promise<Buffer> {
+    return this.#call(async () => {
+      const key = `${this.#prefix}k:stateless`;
+      await this.#redis.set(key, randomBytes(32).toString('base64url'), 'NX');
+      const value = await this.#redis.get(key);
+      const bytes = Buffer.from(value ?? '', 'base64url');
+      if (bytes.length < 32) throw new ServiceUnavailable(`The session store's ${key} is not a key of 32 bytes`);
+      return bytes;
+    });
   }
 
   async close(): Promise<void> {

@@ -126,7 +126,7 @@ export class SessionManager {
   readonly #idleMs: number;
   readonly #absoluteMs: number;
   readonly #now: () => number;
-  readonly #key: Buffer;
+  #key: Buffer;
   readonly #touchMs: number;
 
   constructor(options: SessionManagerOptions) {
@@ -142,6 +142,15 @@ export class SessionManager {
     const touch = options.touchIntervalSeconds === undefined ? 60_000 : options.touchIntervalSeconds * 1000;
     if (!Number.isFinite(touch) || touch < 0) throw new TypeError('SessionManager: touchIntervalSeconds must not be negative');
     this.#touchMs = Math.min(touch, this.#idleMs / 10);
+  }
+
+  /**
+   * Signs stateless cookies with `key` from now on (Core.open: the key several cores share through
+   * their Redis session store, so that a visitor's ANON session and flow state hold on every core).
+   */
+  useSigningKey(key: Buffer): void {
+    if (!Buffer.isBuffer(key) || key.length < 32) throw new TypeError('SessionManager: signingKey must be a Buffer of at least 32 bytes');
+    this.#key = Buffer.from(key);
   }
 
   /** See `handleOf`. */

@@ -16,6 +16,8 @@ import type { Session } from './session';
 
 /** A stored session: the session without the `stateless` flag (a stored session is never stateless). */
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
+import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
+import type { ResetMarkers } from '../flows/reset-markers';
 
 export type SessionRecord = Omit<Session, 'stateless'>;
 
@@ -72,6 +74,18 @@ export interface SessionStore {
    * process (the Redis store); absent, core.ts keeps them in memory.
    */
   lockoutStore?(limits: () => LockoutLimits, now: () => number): LockoutStore;
+
+  /** An attempt limiter named `name` kept beside the sessions when they are shared (Redis); absent, memory. */
+  attemptLimiter?(name: string, limits: () => AttemptLimits, now: () => number): AttemptLimiter;
+
+  /** Reset markers kept beside the sessions when they are shared (Redis); absent, memory. */
+  resetMarkers?(now: () => number): ResetMarkers;
+
+  /**
+   * The HMAC key of stateless cookies, shared by every instance sharing this store (made once, by the
+   * first to ask); absent, each process makes its own.
+   */
+  statelessKey?(): Promise<Buffer>;
 }
 
 /** Default bounds, shared by both variants. */
