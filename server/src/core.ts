@@ -16,6 +16,7 @@ import { MemorySessionStore } from './sessions/memory-session-store';
 import { SessionManager } from './sessions/session-manager';
 import type { Session } from './sessions/session';
 import type { SessionStore } from './sessions/session-store';
+import type { ChangeFeed } from './sessions/change-feed';
 import type { NonceStore } from '../../common/src/nonce-store';
 import type { SubjectStore } from './subjects/store';
 import { createSubjectStore } from './subjects/stores';
@@ -66,6 +67,10 @@ export class Core {
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
   private readonly roles = new Map<string, { roles: readonly string[]; at: number }>();
+  /** Bumped by every invalidation, so that a read that raced with one does not cache what it read. */
+  private rolesGeneration = 0;
+  /** Subject writes heard from every core sharing the session store (Redis pub/sub), once open. */
+  private changes?: ChangeFeed;
 
   constructor(config: SvcConfig, options: CoreOptions = {}) {
     this.log = options.logger ?? createLogger();
@@ -86,7 +91,9 @@ export class Core {
     this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }));
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
     this.subjects.onChange(async (contextId, uniqueId, change) => {
-      this.roles.delete(`${contextId}/${uniqueId}`);
+      this.forgetRoles(contextId, uniqueId);
+      // The other cores drop theirs at once; if Redis cannot be told, their cache's bound still holds.
+      await this.changes?.publish(contextId, uniqueId).catch((error: unknown) => this.log.warn({ event: 'change_feed', outcome: 'failure', err: String(error) }, 'could not publish a subject change'));
       if (change !== 'updated') await this.endSubjectSessions(contextId, uniqueId, change);
     });
     this.apply(config);
@@ -154,6 +161,18 @@ export class Core {
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
     if (this.sessionStore.statelessKey) this.sessions.useSigningKey(await this.sessionStore.statelessKey());
+    const feed = this.sessionStore.changeFeed?.(this.log);
+    if (feed) {
+      this.changes = feed;
+      await feed.subscribe({
+        changed: (contextId, uniqueId) => this.forgetRoles(contextId, uniqueId),
+        // Writes may have gone unheard while unsubscribed: nothing cached can be trusted.
+        resubscribed: () => {
+          this.rolesGeneration++;
+          this.roles.clear();
+        },
+      });
+    }
   }
 
   /**
@@ -165,10 +184,16 @@ export class Core {
     if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: `${contextId}/${uniqueId}`, sessions: ended });
   }
 
+  private forgetRoles(contextId: string, uniqueId: string): void {
+    this.rolesGeneration++;
+    this.roles.delete(`${contextId}/${uniqueId}`);
+  }
+
   /**
    * The `roles` of a session's principal. Every authorized request needs them, so they are cached
-   * per subject; a write through the subject service drops the entry at once, and entries live at
-   * most ROLES_TTL_MS so that a write by another process sharing the store is seen soon too.
+   * per subject; a write through the subject service drops the entry at once, on this core and (with
+   * a change feed) on every core sharing the session store, and entries live at most ROLES_TTL_MS so
+   * that a write whose news was lost is seen soon too.
    */
   async rolesOf(session: Session): Promise<readonly string[]> {
     if (!session.principal) return [];
@@ -176,8 +201,10 @@ export class Core {
     const cached = this.roles.get(key);
     if (cached && this.now() - cached.at < ROLES_TTL_MS) return cached.roles;
     const entry = this.contexts.get(session.principal.contextId);
+    const generation = this.rolesGeneration;
     const subject = await entry?.store.get(session.principal.contextId, session.principal.uniqueId);
     const roles = Object.freeze(valuesOf(subject?.attributes.roles));
+    if (generation !== this.rolesGeneration) return roles; // an invalidation raced with the read
     if (this.roles.size >= MAX_CACHED_ROLES) this.roles.clear();
     this.roles.set(key, { roles, at: this.now() });
     return roles;
@@ -195,6 +222,7 @@ export class Core {
   }
 
   async close(): Promise<void> {
+    await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     await this.sessions.close?.();
   }

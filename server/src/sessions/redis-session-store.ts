@@ -13,6 +13,7 @@
  *   t:…                         attempt limiters (flows/redis-attempt-limiter.ts): registrations, flow
  *                               starts, wrong forgotten-password answers
  *   m:…                         reset markers (flows/redis-reset-markers.ts)
+ *   changes                     the pub/sub channel of subject writes (redis-change-feed.ts)
  *   k:stateless                 the HMAC key of stateless cookies (32 random bytes, base64url), SET NX by
  *                               the first instance, no TTL: every instance signs and checks with it
  *
@@ -33,6 +34,9 @@ import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
 import { RedisAttemptLimiter } from '../flows/redis-attempt-limiter';
 import type { ResetMarkers } from '../flows/reset-markers';
 import { RedisResetMarkers } from '../flows/redis-reset-markers';
+import type { Logger } from '../../../common/src/log';
+import type { ChangeFeed } from './change-feed';
+import { RedisChangeFeed } from './redis-change-feed';
 import type { Principal } from './session';
 import {
   DEFAULT_MAX_NONCES,
@@ -222,6 +226,11 @@ export class RedisSessionStore implements SessionStore {
   /** Reset markers on this store's connection, under its prefix (`m:` keys). */
   resetMarkers(now: () => number): ResetMarkers {
     return new RedisResetMarkers(this.#redis, this.#prefix, now);
+  }
+
+  /** Subject writes published on `<prefix>changes`, heard on a connection of the feed's own. */
+  changeFeed(log?: Logger): ChangeFeed {
+    return new RedisChangeFeed(this.#redis, this.#prefix, log);
   }
 
   async statelessKey(): Promise<Buffer> {

@@ -18,6 +18,8 @@ import type { Session } from './session';
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
 import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
 import type { ResetMarkers } from '../flows/reset-markers';
+import type { Logger } from '../../../common/src/log';
+import type { ChangeFeed } from './change-feed';
 
 export type SessionRecord = Omit<Session, 'stateless'>;
 
@@ -86,6 +88,9 @@ export interface SessionStore {
    * first to ask); absent, each process makes its own.
    */
   statelessKey?(): Promise<Buffer>;
+
+  /** The feed of subject writes between instances sharing this store (Redis pub/sub); absent, none. */
+  changeFeed?(log?: Logger): ChangeFeed;
 }
 
 /** Default bounds, shared by both variants. */
