@@ -12,7 +12,7 @@ import { MemoryLockoutStore } from './login/memory-lockout-store';
 import { Metrics } from './metrics';
 import { PasswordHasher } from './passwords/password-hasher';
 import { PolicyDecisionPoint } from './policy/policy-decision-point';
-import { MemorySessionStore } from './sessions/memory-session-store';
+import { createSessionStore } from './sessions/stores';
 import { SessionManager } from './sessions/session-manager';
 import type { Session } from './sessions/session';
 import type { SessionStore } from './sessions/session-store';
@@ -77,7 +77,7 @@ export class Core {
     this.now = options.now ?? Date.now;
     this.audit = new Audit(this.log, this.metrics);
     this.hasher = options.hasher ?? new PasswordHasher(config.passwords);
-    const store: SessionStore = options.sessionStore ?? new MemorySessionStore({ maxSessions: config.global['session.maxSessions'], now: this.now });
+    const store: SessionStore = options.sessionStore ?? createSessionStore(config, this.now);
     this.nonces = store;
     this.sessionStore = store;
     const limits = () => lockoutLimits(this.config.global);
@@ -158,6 +158,7 @@ export class Core {
 
   /** Prepares every store before the core serves (PostgreSQL checks or migrates its schema); throws what stops the start. */
   async open(): Promise<void> {
+    await this.sessionStore.open?.();
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
     if (this.sessionStore.statelessKey) this.sessions.useSigningKey(await this.sessionStore.statelessKey());

@@ -66,3 +66,9 @@ export const DEFAULT_POSTGRES: Omit<PostgresSettings, 'url'> = {
   connectTimeoutMs: 5_000,
   migrate: 'auto',
 };
+
+/** `sessions`: in memory; with `store: "redis"`, the local Redis and the prefix `svc:`. */
+export const DEFAULT_SESSIONS = {
+  store: 'memory',
+  redis: { url: 'redis://127.0.0.1:6379', prefix: 'svc:' },
+} as const;

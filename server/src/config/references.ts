@@ -1,3 +1,4 @@
+import { redisSettingsProblems } from '../../../common/src/redis/trust';
 import type { SvcConfig } from './types';
 
 const MIN_SECRET_LENGTH = 43;
@@ -111,5 +112,6 @@ export function checkReferences(config: SvcConfig): string[] {
       }
     });
   });
+  if (config.sessions.store === 'redis') problems.push(...redisSettingsProblems('sessions.redis', config.sessions.redis.url, config.sessions.redis.password));
   return problems;
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER } from './defaults';
+import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -212,6 +212,24 @@ export const configSchema = {
             statementTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.statementTimeoutMs },
             connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.connectTimeoutMs },
             migrate: { enum: ['auto', 'refuse'], default: DEFAULT_POSTGRES.migrate },
+          },
+        },
+      },
+    },
+    sessions: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        store: { enum: ['memory', 'redis'], default: DEFAULT_SESSIONS.store },
+        redis: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            url: { type: 'string', pattern: '^rediss?://', default: DEFAULT_SESSIONS.redis.url },
+            password: { type: 'string', minLength: 1 },
+            prefix: { type: 'string', pattern: '^[\\x21-\\x7e]{1,64}$', default: DEFAULT_SESSIONS.redis.prefix },
           },
         },
       },

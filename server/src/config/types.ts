@@ -132,6 +132,22 @@ export interface PostgresSettings {
   migrate: 'auto' | 'refuse';
 }
 
+/** `sessions.redis` (SPEC section 12): where shared sessions, nonces and counters live. */
+export interface RedisSettings {
+  /** `redis://host:port/db` or `rediss://` (TLS); never with credentials in it. */
+  url: string;
+  /** `AUTH` password; required unless the URL is a loopback address. */
+  password?: string;
+  /** Prefix of every key: instances sharing a prefix share everything under it. */
+  prefix: string;
+}
+
+/** `sessions`: `memory` (one process) or `redis` (shared by every instance on the same Redis and prefix). */
+export interface SessionSettings {
+  store: 'memory' | 'redis';
+  redis: RedisSettings;
+}
+
 export interface SvcConfig {
   server: ServerSettings;
   global: GlobalConfig;
@@ -143,4 +159,5 @@ export interface SvcConfig {
   reservedIds: string[];
   system?: { userId: string; passwordHash: string };
   stores: { postgres?: PostgresSettings };
+  sessions: SessionSettings;
 }

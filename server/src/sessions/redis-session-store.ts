@@ -28,6 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis, { type RedisOptions } from 'ioredis';
 import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import { assertNoEviction, UnsafeRedis } from '../../../common/src/redis/trust';
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
 import { RedisLockoutStore } from '../login/redis-lockout-store';
 import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
@@ -207,6 +208,17 @@ export class RedisSessionStore implements SessionStore {
     });
   }
 
+  /** Refuses a Redis that may evict (common/src/redis/trust.ts); an unreachable one stops the start too. */
+  async open(): Promise<void> {
+    const what = `sessions.redis (${redisLabel(this.#redis)})`;
+    try {
+      await assertNoEviction(this.#redis, what);
+    } catch (error) {
+      if (error instanceof UnsafeRedis) throw error;
+      throw new Error(`${what} cannot be used: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
   async ping(): Promise<void> {
     return this.#call(async () => {
       await this.#redis.ping();
@@ -315,6 +327,11 @@ export class RedisSessionStore implements SessionStore {
   #principalKey(principal: Principal): string {
     return `${this.#prefix}p:${encodeURIComponent(principal.contextId)}:${encodeURIComponent(principal.uniqueId)}`;
   }
+}
+
+/** host:port of a connection, for messages (never its password). */
+function redisLabel(redis: Redis): string {
+  return `${redis.options.host ?? '?'}:${redis.options.port ?? '?'}`;
 }
 
 /** A stored record, or undefined for a missing or unreadable value (an unreadable one counts as absent). */

@@ -65,6 +65,12 @@ export interface SessionStore {
    */
   rememberOnce(key: string, ttlSeconds: number): Promise<boolean>;
 
+  /**
+   * Checks the store before the core serves; throws what stops the start (the Redis store: a Redis
+   * that may evict keys, or that cannot be reached).
+   */
+  open?(): Promise<void>;
+
   /** Resolves when the store answers (the `/ready` check); rejects with ServiceUnavailable otherwise. */
   ping(): Promise<void>;
 
