@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Ajv, { type ErrorObject } from 'ajv';
+import { redisSettingsProblems } from '../../common/src/redis/trust';
 
 export interface PortalConfig {
   id: string;
@@ -37,6 +38,11 @@ export interface GatewayConfig {
   nonceCacheSize: number;
   /** How often a failed core's /health is probed. */
   probeIntervalMs: number;
+  /**
+   * Shared by every gateway and worker on the same Redis and prefix (SPEC section 12): the assertion
+   * replay cache. Absent: in this process's memory.
+   */
+  redis?: { url: string; password?: string; prefix: string };
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -51,6 +57,9 @@ export const GATEWAY_DEFAULTS = {
   nonceCacheSize: 1_000_000,
   probeIntervalMs: 2_000,
 } as const;
+
+/** `gateway.redis.prefix` by default: the gateways' keys, apart from the cores' (`svc:`). */
+export const GATEWAY_REDIS_PREFIX = 'svc-gw:';
 
 const secret = { type: 'string', minLength: 43 };
 export const gatewaySchema = {
@@ -88,6 +97,16 @@ export const gatewaySchema = {
         nonceCacheSize: { type: 'integer', minimum: 1 },
         sessionTtlSeconds: { type: 'integer', minimum: 1 },
         probeIntervalMs: { type: 'integer', minimum: 10 },
+        redis: {
+          type: 'object',
+          required: ['url'],
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', pattern: '^rediss?://' },
+            password: { type: 'string', minLength: 1 },
+            prefix: { type: 'string', pattern: '^[\\x21-\\x7e]{1,64}$' },
+          },
+        },
       },
     },
   },
@@ -123,7 +142,12 @@ export function buildGatewayConfig(doc: unknown, env: Record<string, string | un
   const ids = (given.portals ?? []).map((p) => p.id);
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new GatewayConfigError([`gateway.portals: portal "${duplicate}" is listed twice`]);
-  return Object.freeze({ ...GATEWAY_DEFAULTS, ...given, ...(port === undefined ? {} : { port }) } as GatewayConfig);
+  const redis = given.redis && { ...given.redis, prefix: given.redis.prefix ?? GATEWAY_REDIS_PREFIX };
+  if (redis) {
+    const problems = redisSettingsProblems('gateway.redis', redis.url, redis.password);
+    if (problems.length) throw new GatewayConfigError(problems);
+  }
+  return Object.freeze({ ...GATEWAY_DEFAULTS, ...given, ...(redis ? { redis } : {}), ...(port === undefined ? {} : { port }) } as GatewayConfig);
 }
 
 /** Reads `path` (JSON) and builds the configuration; the environment's SVC_GATEWAY_PORT wins over the file. */

@@ -7,6 +7,9 @@ import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
+import Redis from 'ioredis';
+import { RedisNonceStore } from '../../common/src/redis/redis-nonce-store';
+import { assertNoEviction, UnsafeRedis } from '../../common/src/redis/trust';
 import { createGatewayHttp } from './app';
 import type { GatewayConfig } from './config';
 import { SealedCoreLogin, type CoreLogin } from './core-login';
@@ -44,6 +47,8 @@ const CORE_COOKIE = 'SVCSESSIONID';
 
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = options.logger ?? createGatewayLogger();
+  const redis = options.nonces ? undefined : await openSharedState(config);
+  const nonces = options.nonces ?? (redis ? new RedisNonceStore(redis, config.redis!.prefix) : new MemoryNonceStore({ maxEntries: config.nonceCacheSize }));
   const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
   const timeoutMs = config.coreTimeoutMs;
   // Keep-alive to the cores; the core timeout holds for every request, logins included.
@@ -62,7 +67,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     sessions,
     dispatcher,
     timeoutMs,
-    trust: { portals: config.portals, nonces: options.nonces ?? new MemoryNonceStore({ maxEntries: config.nonceCacheSize }), log, metrics },
+    trust: { portals: config.portals, nonces, log, metrics },
   });
   const server = http.createServer(httpOptions, listener);
   server.keepAliveTimeout = 65_000;
@@ -90,6 +95,24 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         server.closeIdleConnections();
       });
       await dispatcher.close();
+      await redis?.quit().catch(() => redis.disconnect());
     },
   };
+}
+
+/** The connection to `gateway.redis`, checked as a trust root (a Redis that may evict is refused); none without the section. */
+async function openSharedState(config: GatewayConfig): Promise<Redis | undefined> {
+  if (!config.redis) return undefined;
+  const { url, password } = config.redis;
+  const redis = new Redis(url, { password, maxRetriesPerRequest: 2, connectTimeout: 5000 });
+  redis.on('error', () => {}); // failures reach callers as ServiceUnavailable
+  const what = `gateway.redis (${new URL(url).host})`;
+  try {
+    await assertNoEviction(redis, what);
+  } catch (error) {
+    redis.disconnect();
+    if (error instanceof UnsafeRedis) throw error;
+    throw new Error(`${what} cannot be used: ${(error as Error).message}`, { cause: error });
+  }
+  return redis;
 }
