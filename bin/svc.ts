@@ -4,15 +4,17 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo';
-import { createLogger } from '../common/src/log';
+import type { DemoCredentials } from '../server/src/demo/demo-config';
+import { demoPortalDocument } from '../server/src/demo/demo-portal';
+import { createLogger, type Logger } from '../common/src/log';
 import { runHashPassword } from '../server/src/passwords/hash-password-command';
 import { startServer, type RunningServer } from '../server/src/server';
-import { buildGatewayConfig, loadGatewayConfigFile, startGateway, type RunningGateway } from '../gateway/src/index';
+import { buildGatewayConfig, loadGatewayConfigFile, startGateway } from '../gateway/src/index';
 
 const USAGE = `usage: svc <command> [options]
 
 commands:
-  demo                 the core server and the gateway (and, as it lands, the portal) on embedded defaults
+  demo                 the core server, the gateway and the demo portal in one process, on embedded defaults
   server               the core server: --config PATH (or SVC_CONFIG), --host, --port
   gateway              the portal-facing gateway: --config PATH (or SVC_GATEWAY_CONFIG), --host, --port (or SVC_GATEWAY_PORT)
   portal               the portal driver hosting portlets: --config PATH (or SVC_PORTAL_CONFIG), --host, --port (or SVC_PORTAL_PORT)
@@ -24,14 +26,19 @@ commands:
   import               JSON lines into a context, all or nothing: [--config FILE] --context C [--replace] [FILE]
   cli                  the command-line client: login, whoami, get, search, create, update, delete, can, logout`;
 
-/** Stops cleanly on SIGTERM/SIGINT; SIGHUP reloads the configuration file when there is one. */
-function handleSignals(running: RunningServer, configPath?: string, gateway?: RunningGateway): void {
-  const stop = (signal: string) => {
+/**
+ * Stops cleanly on SIGTERM/SIGINT (the processes in front of the core first: the demo's portal, then
+ * its gateway); SIGHUP reloads the configuration file when there is one.
+ */
+function handleSignals(running: RunningServer, configPath?: string, front: Array<{ close(): Promise<void> }> = []): void {
+  const stop = async (signal: string) => {
     running.core.log.info({ signal }, 'stopping');
-    void (gateway?.close() ?? Promise.resolve()).then(() => running.close()).then(() => process.exit(0));
+    for (const server of front) await server.close();
+    await running.close();
+    process.exit(0);
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
   process.on('SIGHUP', () => {
     if (!configPath) return running.core.log.warn('SIGHUP ignored: no configuration file to reload');
     const result = running.reload();
@@ -79,8 +86,23 @@ async function demo(): Promise<void> {
     process.env,
   );
   const gateway = await startGateway(gatewayConfig, { logger: log.child({ name: 'svc-gateway' }) });
-  log.info({ core: running.baseUrl, gateway: gateway.baseUrl, credentials: `${config.server.dataDir}/demo-credentials.json` }, 'svc demo ready');
-  handleSignals(running, undefined, gateway);
+  const portal = await startDemoPortal(config.server.host, config.server.dataDir, credentials, gateway.baseUrl, log);
+  const credentialsFile = `${config.server.dataDir}/demo-credentials.json`;
+  log.info({ core: running.baseUrl, gateway: gateway.baseUrl, portal: portal.baseUrl, credentials: credentialsFile }, 'svc demo ready');
+  // For the person who ran `npm start` (stdout stays JSON lines): where to go, and where the passwords are.
+  process.stderr.write(
+    `\nsvc demo is running:\n  portal   ${portal.baseUrl}/\n  core     ${running.baseUrl}/\n  gateway  ${gateway.baseUrl}\n` +
+      `Passwords (alice, bob, svcadmin) are in ${credentialsFile}.\n\n`,
+  );
+  handleSignals(running, undefined, [portal, gateway]);
+}
+
+/** The demo portal (SPEC 11) in front of the demo's gateway, through the portal's own loader. */
+async function startDemoPortal(host: string, dataDir: string, credentials: DemoCredentials, gatewayUrl: string, log: Logger) {
+  const { buildPortalConfig, startPortal } = await import('../portlet-adapter/src/portal');
+  const { PORTLETS_DESCRIPTOR } = await import('../portlet-adapter/src/portlets');
+  const document = demoPortalDocument({ credentials, host, gateway: gatewayUrl, dataDir, descriptor: PORTLETS_DESCRIPTOR });
+  return startPortal(buildPortalConfig(document, { env: process.env }), { logger: log.child({ name: 'svc-portal' }) });
 }
 
 async function gateway(argv: string[]): Promise<void> {

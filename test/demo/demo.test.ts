@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bodyOf } from '../helpers/json';
 import { startDemo, stopSvc as stop } from '../helpers/svc-process';
+import { Browser, tokenOf } from '../portal/portal-helpers';
+import type { RunningPortal } from '../../portlet-adapter/src/portal';
 
 async function login(core: string, user: string, password: string): Promise<Response> {
   return fetch(`${core}/login`, {
@@ -26,6 +28,8 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     expect((await bodyOf(alice)).session).toMatchObject({ type: 'USER', principal: { uniqueId: 'alice', contextId: 'employees' } });
     expect((await login(first.core, 'svcadmin', credentials.users.svcadmin)).status).toBe(200);
     expect((await fetch(`${new URL(first.gateway).origin}/health`)).status).toBe(200);
+    expect(first.credentials).toBe(file);
+    expect(new URL(first.portal).pathname).toBe('/portal');
     expect(await stop(first)).toBe(0);
 
     // The log names the file, never a secret from it.
@@ -37,6 +41,57 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     expect(second.log.some((line) => line.includes('reusing the demo data directory'))).toBe(true);
     expect((await login(second.core, 'bob@example.com', credentials.users.bob)).status).toBe(200);
     expect(await stop(second)).toBe(0);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+/** Logs in on the portal's own form, as a person does: the fields are "User name" and "Password". */
+async function portalLogin(browser: Browser, user: string, password: string): Promise<void> {
+  const form = await browser.get('/portal/login');
+  expect(form.text).toMatch(/<label[^>]*for="portal-user">User name<\/label>/);
+  expect(form.text).toMatch(/<label[^>]*for="portal-password">Password<\/label>/);
+  expect(await browser.post('/portal/login', { _csrf: tokenOf(form.text), user, password })).toMatchObject({ status: 303 });
+}
+
+/** The `<section>` titles (h2) of a page, in order. */
+const windowTitles = (html: string) => [...html.matchAll(/<h2 class="portlet-title" id="[^"]*">([^<]*)<\/h2>/g)].map((m) => m[1]);
+
+test('npm start serves the demo portal: visitors see Registration and Forgotten Password, alice sees Administration, bob does not', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-'));
+  try {
+    const demo = await startDemo(dataDir);
+    const credentials = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+    const portal = { url: new URL(demo.portal).origin } as RunningPortal;
+    try {
+      const visitor = new Browser(portal);
+      expect(await visitor.get('/portal/')).toMatchObject({ status: 302, location: '/portal/page/home' });
+      const home = await visitor.get('/portal/page/home');
+      expect(home.status).toBe(200);
+      expect(windowTitles(home.text)).toEqual(['Registration', 'Forgotten Password']);
+      expect(home.text).not.toContain('Administration');
+      expect((await visitor.get('/portal/page/admin')).status).toBe(302);
+
+      const alice = new Browser(portal);
+      await portalLogin(alice, 'alice', credentials.users.alice);
+      expect(await alice.get('/portal/')).toMatchObject({ status: 302, location: '/portal/page/home' });
+      const aliceHome = await alice.get('/portal/page/home');
+      expect(windowTitles(aliceHome.text)).toEqual(['Self-Service']);
+      expect(aliceHome.text).toContain('Administration');
+      const admin = await alice.get('/portal/page/admin');
+      expect(admin.status).toBe(200);
+      expect(windowTitles(admin.text)).toEqual(['User Admin']);
+
+      const bob = new Browser(portal);
+      await portalLogin(bob, 'bob', credentials.users.bob);
+      const bobHome = await bob.get('/portal/page/home');
+      expect(windowTitles(bobHome.text)).toEqual(['Self-Service']);
+      expect(bobHome.text).toContain('bob@example.com');
+      expect(bobHome.text).not.toContain('Administration');
+      expect((await bob.get('/portal/page/admin')).status).toBe(403);
+    } finally {
+      expect(await stop(demo)).toBe(0);
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -60,9 +60,11 @@ export function stopSvc(running: Running): Promise<number | null> {
   });
 }
 
-/** `svc demo` on ephemeral ports in `dataDir`, until it says it is ready. */
-export function startDemo(dataDir: string): Promise<Running & { core: string; gateway: string }> {
-  return startSvc(['demo'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0' }, (entry) =>
-    entry.msg === 'svc demo ready' ? { core: entry.core as string, gateway: entry.gateway as string } : undefined,
+/** `svc demo` (what `npm start` runs) on ephemeral ports in `dataDir`, until it says it is ready. */
+export function startDemo(dataDir: string): Promise<Running & { core: string; gateway: string; portal: string; credentials: string }> {
+  return startSvc(['demo'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0' }, (entry) =>
+    entry.msg === 'svc demo ready'
+      ? { core: entry.core as string, gateway: entry.gateway as string, portal: entry.portal as string, credentials: entry.credentials as string }
+      : undefined,
   ).then((running) => ({ ...running, ...running.ready }));
 }
