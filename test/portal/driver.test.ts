@@ -44,7 +44,12 @@ describe('the portal driver', () => {
     expect(page.text).not.toContain('id="portal-members"');
     expect(page.text).toContain('<h2 class="portlet-title" id="portal-a-title">Counter</h2>');
     expect(page.text).toContain('<link rel="stylesheet" href="/portal/theme.css">');
-    expect(page.text).not.toMatch(/<script|style="/);
+    // The portal's one script, from its own origin; no inline script or style anywhere.
+    expect([...page.text.matchAll(/<script[^>]*>/g)].map((m) => m[0])).toEqual(['<script src="/portal/portal.js" defer>']);
+    expect(page.text).not.toMatch(/<script>|<script [^s]|style="/);
+    const script = await fetch(`${portal.baseUrl}/portal.js`);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(await script.text()).toContain('data-svc-live-search');
     // Only pages a visitor may see are in the navigation.
     expect(page.text).toContain('<a href="/portal/page/home" aria-current="page">Home</a>');
     expect(page.text).not.toContain('Administration');
@@ -118,6 +123,15 @@ describe('the portal driver', () => {
     expect(answer.status).toBe(303);
     expect(attributeOf((await guest.get(answer.location!)).text, 'svc_guests_count', 'data-count')).toBe('2');
     expect((await new Browser(portal).post(actionOf(page.text, 'guests'))).status).toBe(403);
+  });
+
+  test('a request outside the root (a browser\'s /favicon.ico, sent without the portal\'s cookies) sets no cookie, so a visitor\'s open form stays valid', async () => {
+    // A browser sends no cookie of Path=/portal there; a Set-Cookie back would still replace its visitor cookie.
+    const favicon = await fetch(`${portal.url}/favicon.ico`);
+    expect(favicon.status).toBe(404);
+    expect(favicon.headers.getSetCookie()).toEqual([]);
+    // And the portal's pages name an icon, so a browser does not ask for /favicon.ico at all.
+    expect((await new Browser(portal).get('/portal/page/home')).text).toContain('<link rel="icon" href="data:,">');
   });
 
   test('a throwing, a hanging and an unavailable portlet are confined to their windows; the page and the others render', async () => {
