@@ -13,6 +13,7 @@ import type { Identity } from './identity';
 import { action } from './routes/action';
 import { login, loginPage, logout, logoutPage } from './routes/login';
 import { home, page } from './routes/pages';
+import { SCRIPT } from './theme/script';
 import { STYLESHEET } from './theme/stylesheet';
 
 type Handler = (deps: PortalDeps, req: Request, res: Response, identity: Identity) => void | Promise<void>;
@@ -46,6 +47,11 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
     res.setHeader('Cache-Control', 'public, max-age=3600');
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.type('text/css; charset=utf-8').send(STYLESHEET);
+  });
+  root.get('/portal.js', (_req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=3600');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.type('text/javascript; charset=utf-8').send(SCRIPT);
   });
   for (const route of ROUTES) {
     root.all(route.path, (req, res, next) => {

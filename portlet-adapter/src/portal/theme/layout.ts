@@ -15,7 +15,8 @@ export interface LayoutModel {
 
 /**
  * The one HTML page every answer of the portal uses: header (portal name, the user, log out),
- * navigation, `<main>`. No script, no inline style: the CSP allows the portal's own stylesheet only.
+ * navigation, `<main>`. No inline script or style: the CSP allows the portal's own stylesheet and its
+ * one script (theme/script.ts, progressive enhancement: every page works without it).
  */
 export function layout(model: LayoutModel): string {
   const nav = model.navigation.length
@@ -30,7 +31,7 @@ export function layout(model: LayoutModel): string {
       : new Html('');
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${model.title} – ${model.portalTitle}</title><link rel="stylesheet" href="${model.root}/theme.css"></head>
+<title>${model.title} – ${model.portalTitle}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${model.root}/theme.css"><script src="${model.root}/portal.js" defer></script></head>
 <body><a class="skip-link" href="#main">Skip to content</a>
 <header class="portal-header"><p class="portal-name"><a href="${model.root}/">${model.portalTitle}</a></p>${user}</header>
 ${nav}

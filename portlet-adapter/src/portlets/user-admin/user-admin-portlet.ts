@@ -14,7 +14,7 @@ import { svcOf, type AccessQuestion, type Svc } from '../shared/svc';
 import { FormRefusal, OP, param, SvcPortlet, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { parametersOf, stateOf, urlTo, type AdminState } from './state';
-import { createForm, deleteConfirmation, editForm, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
+import { createForm, deleteConfirmation, editForm, liveResults, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
 
 /** The four questions of one subject's buttons, in the order RowRights reads them. */
 function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
@@ -134,7 +134,8 @@ export class UserAdminPortlet extends SvcPortlet {
     const [mayCreate, ...rows] = await svc.evaluate(questions);
     const rights = page.results.map((_s, i) => rowRights(rows, i));
     const create = mayCreate ? html`<p class="svc-controls">${link(urlTo(response, state, { view: 'create' }), 'Create subject')}</p>` : html``;
-    return html`${searchForm(response, state, flash)}${create}${resultTable(response, state, page, columns, rights, contextId)}`;
+    const results = liveResults(response, state, contextId, settings.pageSize, columns, resultTable(response, state, page, columns, rights, contextId));
+    return html`${searchForm(response, state, flash)}${create}${results}`;
   }
 
   private async search(request: ActionRequest, response: ActionResponse): Promise<void> {

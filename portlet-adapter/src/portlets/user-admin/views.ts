@@ -46,17 +46,35 @@ export function resultTable(response: RenderResponse, state: AdminState, page: S
   const rows = page.results.map((subject, i) => {
     const may = rights[i];
     const id = subject.uniqueId;
+    // data-right and data-column let the portal's live search fill a copy of a row (searchTemplate).
+    const control = (right: keyof RowRights, markup: Html) => (may[right] ? html`<span class="svc-control" data-right="${right}">${markup}</span>` : html``);
     const controls = [
-      may.read ? link(urlTo(response, state, { view: 'show', subject: id }), 'View', `View ${id}`) : html``,
-      may.update ? link(urlTo(response, state, { view: 'edit', subject: id }), 'Edit', `Edit ${id}`) : html``,
-      may.delete ? link(urlTo(response, state, { view: 'delete', subject: id }), 'Delete', `Delete ${id}`) : html``,
-      may.lift ? form(response, state, 'lift', { target: id }, button('Lift lockout', { ariaLabel: `Lift lockout of ${id}` }), `Lift the lockout of ${id}`) : html``,
+      control('read', link(urlTo(response, state, { view: 'show', subject: id }), 'View', `View ${id}`)),
+      control('update', link(urlTo(response, state, { view: 'edit', subject: id }), 'Edit', `Edit ${id}`)),
+      control('delete', link(urlTo(response, state, { view: 'delete', subject: id }), 'Delete', `Delete ${id}`)),
+      control('lift', form(response, state, 'lift', { target: id }, button('Lift lockout', { ariaLabel: `Lift lockout of ${id}` }), `Lift the lockout of ${id}`)),
     ];
-    const cells = columns.map((c) => html`<td>${displayValue(subject.attributes[c])}</td>`);
+    const cells = columns.map((c) => html`<td data-column="${c}">${displayValue(subject.attributes[c])}</td>`);
     return html`<tr class="${i % 2 ? 'portlet-table-alternate' : 'portlet-table-body'}"><th scope="row">${id}</th>${cells}<td class="svc-controls">${controls}</td></tr>`;
   });
   const caption = `Subjects ${first} to ${last} of ${page.total} in ${contextId}`;
   return html`<div class="svc-table-wrap"><table class="portlet-table-body svc-table"><caption class="portlet-table-subheader">${caption}</caption><thead>${head}</thead><tbody>${rows}</tbody></table></div>${pager(response, state, page)}`;
+}
+
+const PLACEHOLDER = 'svc-live-subject';
+const SEARCH_PLACEHOLDER = 'svc-live-search';
+
+/**
+ * The results region, marked for the portal's live search (theme/script.ts): the search field, the
+ * REST path of the search under `{portal}/api`, and a `<template>` with one row rendered for a
+ * placeholder subject with every control; the script drops the controls the check refuses.
+ */
+export function liveResults(response: RenderResponse, state: AdminState, contextId: string, pageSize: number, columns: string[], results: Html): Html {
+  const ns = response.getNamespace();
+  const placeholderPage: SearchPage = { results: [{ uniqueId: PLACEHOLDER, attributes: {} }], total: 1, offset: 0, quantity: pageSize };
+  const all: RowRights = { read: true, update: true, delete: true, lift: true };
+  const template = resultTable(response, { ...state, view: 'list', search: SEARCH_PLACEHOLDER, offset: 0 }, placeholderPage, columns, [all], contextId);
+  return html`<div data-svc-live-search data-api="${`/contexts/${encodeURIComponent(contextId)}/subjects`}" data-context="${contextId}" data-quantity="${pageSize}" data-input="${ns}f_search" data-filter="${ns}f_filter" data-template="${ns}live_row" data-status="${ns}live_status" data-results="${ns}results" data-placeholder="${PLACEHOLDER}" data-search-placeholder="${SEARCH_PLACEHOLDER}"><p class="portlet-font-dim svc-live-status" role="status" id="${ns}live_status"></p><div id="${ns}results">${results}</div><template id="${ns}live_row">${template}</template></div>`;
 }
 
 function pager(response: RenderResponse, state: AdminState, page: SearchPage): Html {
