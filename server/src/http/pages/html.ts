@@ -31,7 +31,7 @@ export function sendPage(res: Response, status: number, title: string, body: Htm
   const page = html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
 <style>${new Html(style)}</style>
-</head><body><h1>${title}</h1>${body}</body></html>
+</head><body><main><h1>${title}</h1>${body}</main></body></html>
 `;
   res.type('text/html; charset=utf-8').send(page.text);
 }
