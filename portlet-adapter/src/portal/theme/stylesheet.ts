@@ -26,7 +26,7 @@ a:hover{color:#083f77}
 .portal-main{flex:1;width:100%;max-width:80rem;margin:0 auto;padding:1rem}
 .portal-main>h1{font-size:1.5rem;margin:.25rem 0 1rem}
 .portal-windows{display:grid;gap:1rem;grid-template-columns:1fr}
-@media (min-width:56rem){.portal-windows{grid-template-columns:repeat(2,minmax(0,1fr))}.portal-windows>.portlet-maximized{grid-column:1/-1}}
+@media (min-width:56rem){.portal-windows{grid-template-columns:repeat(2,minmax(0,1fr))}.portal-windows>.portlet-maximized,.portal-windows>.portlet:only-child{grid-column:1/-1}}
 .portal-footer{padding:1rem;text-align:center;color:#4a5563;font-size:.875rem}
 .portlet{background:#fff;border:1px solid #d5dbe3;border-radius:6px;min-width:0;overflow-wrap:anywhere}
 .portlet-title-bar{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center;justify-content:space-between;padding:.5rem .75rem;border-bottom:1px solid #d5dbe3;background:#eef2f7;border-radius:6px 6px 0 0}
@@ -63,6 +63,36 @@ a:hover{color:#083f77}
 .portlet-menu{list-style:none;padding:0;margin:0}
 .portlet-menu-item,.portlet-menu-item-selected{padding:.25rem 0}
 .portlet-menu-item-selected{font-weight:600}
+/* The hook classes svc's portlets add to JSR-168's: fields, control rows, result tables, pager, details. */
+.svc-form{margin:0 0 .5rem}
+.svc-field{margin:0 0 .75rem}
+.svc-field .portlet-form-label{margin-top:0}
+.svc-field .portlet-font-dim,.svc-field .portlet-msg-error{margin:.25rem 0 0;font-size:.875rem}
+.svc-field .portlet-msg-error{padding:.25rem .5rem}
+.svc-search{display:flex;flex-wrap:wrap;gap:0 1rem;align-items:flex-end}
+.svc-search .svc-field{flex:1 1 16rem}
+.svc-search .portlet-form-button{margin:0 0 .75rem}
+.svc-check{display:flex;gap:.5rem;align-items:center}
+.svc-check .portlet-form-field-label{display:inline;margin:.25rem 0;font-weight:400}
+.svc-controls{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;margin:.75rem 0 0}
+.svc-controls form,.svc-control form{margin:0;display:inline}
+.svc-controls .portlet-form-button,.svc-control .portlet-form-button{margin:0;padding:.2rem .6rem;font-size:.875rem}
+.svc-link{display:inline-block;padding:.15rem 0}
+.svc-table-wrap{overflow-x:auto;margin:.75rem 0 0}
+.portlet-content table.svc-table{display:table;overflow-wrap:normal}
+.svc-table caption{text-align:left;padding:0 0 .35rem;font-weight:600}
+.svc-table th,.svc-table td{padding:.4rem .6rem;text-align:left;vertical-align:middle;border-bottom:1px solid #d5dbe3}
+.svc-table thead th{white-space:nowrap}
+td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
+.svc-control{display:inline-block;margin:0 .75rem 0 0}
+.svc-control:last-child{margin-right:0}
+.svc-pager{display:flex;flex-wrap:wrap;gap:1rem;margin:.75rem 0 0}
+.svc-live-status:empty{display:none}
+.svc-live-status{margin:.75rem 0 0}
+.svc-details{display:grid;grid-template-columns:1fr;gap:0;margin:0}
+.svc-details dt{margin:.5rem 0 0}
+.svc-details dd{margin:0;overflow-wrap:anywhere}
+@media (min-width:30rem){.svc-details{grid-template-columns:max-content 1fr}.svc-details dt,.svc-details dd{margin:0;padding:.3rem 1rem .3rem 0;border-bottom:1px solid #eef2f7}}
 .portal-login{max-width:24rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
