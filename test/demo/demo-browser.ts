@@ -20,7 +20,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 /** Where every run keeps its screenshots (ignored by git). */
 export const ARTIFACTS = resolve(__dirname, '../../test-artifacts/demo-browser');
 /** Set by `npm run screenshots`: the README's images are written there too. */
-const README_SHOTS = process.env.SVC_README_SCREENSHOTS;
+const README_SHOTS = process.env.SVC_README_SCREENSHOTS && resolve(process.env.SVC_README_SCREENSHOTS);
 export const WIDTHS = [375, 1280] as const;
 
 export interface DemoCredentialsFile {

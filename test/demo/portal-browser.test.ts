@@ -45,7 +45,7 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     expect(new URL(bob.page.url()).pathname).toBe('/portal/page/home');
     const me = bob.window('Self-Service');
     expect(await me.textContent()).toContain('bob@example.com');
-    await bob.look('home', { readme: 1280 });
+    await bob.look('self-service', { readme: 1280 });
     expect(await bob.page.getByRole('navigation', { name: 'Pages' }).textContent()).not.toContain('Administration');
     for (const name of ['Create subject', 'Lift lockout', 'Delete', 'Search']) expect(await bob.page.getByRole('button', { name }).count() + (await bob.page.getByRole('link', { name }).count())).toBe(0);
     // The page itself: 403 for him (asked without a tab, so the browser logs no failed load).
