@@ -6,6 +6,7 @@ import { check } from './check';
 import { create } from './create';
 import { gateway } from './gateway';
 import { login } from './login';
+import { portal } from './portal';
 import { postgres } from './postgres';
 import { read } from './read';
 import { search } from './search';
@@ -16,4 +17,4 @@ import { sessionMemory } from './session-memory';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, read, search, postgres, create, hash, login, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, portal, read, search, postgres, create, hash, login, sessionMemory];

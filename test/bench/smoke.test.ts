@@ -23,8 +23,8 @@ describe('bench --smoke', () => {
   it('prints a table and writes results JSON with the expected keys', async () => {
     expect(existsSync(RUNNER)).toBe(true);
     const out = join(dir, 'results.json');
-    const { stdout } = await run(process.execPath, [RUNNER, '--smoke', '--only', 'check', '--only', 'gateway', '--only', 'session-memory', '--connections', '4', '--out', out], {
-      timeout: 120_000,
+    const { stdout } = await run(process.execPath, [RUNNER, '--smoke', '--only', 'check', '--only', 'gateway', '--only', 'portal', '--only', 'session-memory', '--connections', '4', '--out', out], {
+      timeout: 180_000,
       maxBuffer: 4 * 1024 * 1024,
     });
 
@@ -37,7 +37,7 @@ describe('bench --smoke', () => {
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     expect(Object.keys(results).sort()).toEqual(['date', 'failures', 'machine', 'options', 'rows', 'scenarios']);
     expect(results.failures).toEqual([]);
-    expect(results.scenarios).toEqual(['bare-express', 'check', 'gateway', 'session-memory']);
+    expect(results.scenarios).toEqual(['bare-express', 'check', 'gateway', 'portal', 'session-memory']);
     expect(results.options).toMatchObject({ smoke: true, duration: 1, connections: 4 });
     const rows = results.rows as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.name)).toEqual([
@@ -52,6 +52,9 @@ describe('bench --smoke', () => {
       'check form 3 direct, raw loop, 16 connections (USER bob)',
       'check form 3 through the gateway, 16 connections (USER bob)',
       'check form 3 through the gateway, 4 connections (USER bob)',
+      'check form 3 through the gateway, 16 connections (USER bob)',
+      'portal home page (Self-Service), bob, 16 connections',
+      'portal Administration (User Admin, 20 results), alice, 16 connections',
       'memory per idle session (memory store, 10,000)',
     ]);
     for (const row of rows) {
@@ -63,5 +66,5 @@ describe('bench --smoke', () => {
       expect(row.throughput as number).toBeGreaterThan(0);
       expect(row.note ?? '').not.toMatch(/failed/);
     }
-  }, 150_000);
+  }, 210_000);
 });

@@ -1,0 +1,69 @@
+import { withCore } from '../lib/core';
+import { withChild } from '../lib/child';
+import { withGateway } from '../lib/gateway';
+import { rawLoop } from '../lib/raw-loop';
+import { loadRow, type Row, type Scenario } from '../lib/scenario';
+import type { PortalReady } from '../servers/portal';
+
+const MIN_RATIO = 0.7;
+/** As in the gateway scenario: both the pages and the check compared at the gateway's capacity. */
+const SATURATING = 4;
+const SAMPLE_PAGES = 10;
+
+/** Requests the gateway has answered on its /api routes (not /health, /ready, /metrics). */
+async function gatewayApiRequests(gatewayUrl: string): Promise<number> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith('svc_gateway_request_duration_seconds_count{') && !/route="\/(health|ready|metrics)"/.test(line)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/** The gateway requests one render of `path` makes, averaged over a few sequential renders after a warm one. */
+async function requestsPerPage(portal: PortalReady, gatewayUrl: string, path: string, cookie: string): Promise<number> {
+  const get = async () => {
+    const response = await fetch(`${portal.url}${path}`, { headers: { cookie, accept: 'text/html' } });
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
+  };
+  await get();
+  const before = await gatewayApiRequests(gatewayUrl);
+  for (let i = 0; i < SAMPLE_PAGES; i++) await get();
+  return ((await gatewayApiRequests(gatewayUrl)) - before) / SAMPLE_PAGES;
+}
+
+/**
+ * Portal pages (issue 14): bob's home page (Self-Service) and alice's Administration page (User
+ * Admin, 20 results), rendered by the demo portal in its own process, through a gateway and a core in
+ * theirs. A page is worth the gateway requests it makes (counted on the gateway's /metrics), so the
+ * target compares page throughput × gateway requests per page with the gateway's own check throughput
+ * in the same run: the portal's own cost is then at most 30 % of the work.
+ */
+export const portal: Scenario = {
+  name: 'portal',
+  run: (ctx) =>
+    withCore({ subjects: 20 }, (core) =>
+      withGateway(core.base, (gw) =>
+        withChild<PortalReady, Row[]>('servers/portal', ['--gateway', gw.base], async (child) => {
+          const p = child.ready;
+          const many = ctx.connections * SATURATING;
+          const base = { method: 'GET' as const, duration: ctx.duration, warmup: ctx.warmup, expectStatus: 200 };
+          await core.settle();
+          await gw.settle();
+          const check = loadRow(`check form 3 through the gateway, ${many} connections (USER bob)`, await rawLoop({ ...base, connections: many, origin: gw.url, path: `${gw.root}/api/contexts/employees/subjects/bob?isAllowed=READ`, headers: { Accept: 'application/json' }, nextHeaders: (method, sent) => gw.assertion({ contextId: 'employees', uniqueId: 'bob' }, method, sent) }), { target: 'reference' });
+          const rows: Row[] = [check];
+          for (const [who, page, label] of [['bob', 'home', 'home page (Self-Service), bob'], ['alice', 'admin', 'Administration (User Admin, 20 results), alice']] as const) {
+            const path = `${p.root}/page/${page}`;
+            const perPage = await requestsPerPage(p, gw.url, path, p.cookies[who]);
+            await gw.settle();
+            const measured = await rawLoop({ ...base, connections: many, origin: p.url, path, headers: { Accept: 'text/html', Cookie: p.cookies[who] } });
+            const row = loadRow(`portal ${label}, ${many} connections`, measured, { unit: 'pages/s', note: `${perPage} gateway requests per page` });
+            const ratio = check.throughput ? (measured.throughput * perPage) / check.throughput : null;
+            rows.push({ ...row, ratio, against: check.name, target: `pages × gateway requests per page ≥ ${MIN_RATIO} × ${check.name}`, met: ratio === null ? null : ratio >= MIN_RATIO && measured.failures === 0 });
+          }
+          return rows;
+        }),
+      ),
+    ),
+};
