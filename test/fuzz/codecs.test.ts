@@ -9,6 +9,7 @@ import { parseXml, toXml, type WireDocument, type WireValue } from '../../common
 import { runs } from './runs';
 
 /** A value as an attribute can hold it: no control characters (attributes.ts refuses them). */
+// eslint-disable-next-line no-control-regex
 const text = fc.string({ unit: 'grapheme', maxLength: 12 }).filter((s) => !/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(s));
 /** An element name as the definition allows; `value` is the list item's name, so it is no key. */
 const name = fc.stringMatching(/^[A-Za-z_][A-Za-z0-9._-]{0,8}$/).filter((k) => !FORBIDDEN_NAMES.has(k) && k !== 'value' && !/^xml/i.test(k));

@@ -128,6 +128,10 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'Encoding', kind: 'NUL byte in a subject id', send: (t) => read(t, 'employees/subjects/bob%00'), status: 400, code: 'invalid_subject_id' },
   { group: 'Encoding', kind: 'NUL byte in an attribute value', send: (t) => json(t, subjectJson('nul1', { mail: 'nul1@example.com', givenName: 'a\u0000b' })), status: 400, code: 'invalid_attributes' },
   { group: 'Encoding', kind: 'control characters in an attribute value', send: (t) => json(t, subjectJson('ctl1', { mail: 'ctl1@example.com', givenName: 'a\u001b[31mred' })), status: 400, code: 'invalid_attributes' },
+  // Found by test/fuzz: SQLite stored a lone surrogate as U+FFFD (not what was acknowledged), and the
+  // SQL search missed a value with U+10FFFF after the prefix that the in-memory search found.
+  { group: 'Encoding', kind: 'a lone surrogate (JSON \\ud800) in an attribute value', send: (t) => json(t, subjectJson('sur1', { mail: 'sur1@example.com', givenName: 'a\ud800b' })), status: 400, code: 'invalid_attributes' },
+  { group: 'Encoding', kind: 'a Unicode noncharacter (U+FFFF, U+10FFFF) in an attribute value', send: (t) => json(t, subjectJson('non1', { mail: 'non1@example.com', givenName: 'a\uffff', familyName: 'b\u{10ffff}' })), status: 400, code: 'invalid_attributes' },
   { group: 'Encoding', kind: 'unsupported Content-Type', send: (t) => create(t, 'text/plain', 'uniqueId=x'), status: 415, code: 'unsupported_media_type' },
   { group: 'Encoding', kind: 'unacceptable Accept', send: (t) => http(`${subjects(t)}/bob`, { headers: { cookie: t.admin, accept: 'image/png' } }), status: 406, code: 'not_acceptable' },
   // Sizes

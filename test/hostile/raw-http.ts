@@ -10,12 +10,13 @@ export interface RawAnswer {
 
 /**
  * Sends bytes exactly as given (no client library would send most hostile shapes) and reads the
- * first answer. A server that closes without answering resolves status 0.
+ * first answer. A server that closes without answering resolves status 0. `localAddress` (e.g.
+ * 127.0.0.2) makes the request come from another client as far as the server can tell.
  */
-export function rawRequest(url: string, bytes: Buffer | string, timeoutMs = 10_000): Promise<RawAnswer> {
+export function rawRequest(url: string, bytes: Buffer | string, timeoutMs = 10_000, localAddress?: string): Promise<RawAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) });
+    const socket = connect({ host: hostname, port: Number(port), localAddress });
     const chunks: Buffer[] = [];
     const timer = setTimeout(() => {
       socket.destroy();

@@ -14,6 +14,9 @@ const MAX_VALUES = 100;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+// A lone surrogate has no UTF-8 form (SQLite would store U+FFFD: not what was acknowledged);
+// noncharacters are not XML characters, and U+10FFFF is the top of the prefix search's range.
+const NOT_TEXT = /\p{Surrogate}|\p{Noncharacter_Code_Point}/u;
 
 function mayWrite(definition: AttributeDefinition, writer: Writer, creating: boolean): boolean {
   switch (definition.mutability) {
@@ -34,6 +37,7 @@ function checkValue(name: string, definition: AttributeDefinition, value: unknow
   }
   if (value.length > definition.maxLength) errors.push({ path, message: `longer than ${definition.maxLength} characters` });
   else if (CONTROL.test(value)) errors.push({ path, message: 'control characters are not allowed' });
+  else if (NOT_TEXT.test(value)) errors.push({ path, message: 'lone surrogates and Unicode noncharacters are not allowed' });
   else if (definition.type === 'boolean' && value !== 'true' && value !== 'false') errors.push({ path, message: 'must be "true" or "false"' });
   else if (definition.type === 'email' && !EMAIL.test(value)) errors.push({ path, message: 'not an e-mail address' });
 }

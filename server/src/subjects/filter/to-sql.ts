@@ -15,7 +15,8 @@
  *    (`prefixRange`). That is exact when strings compare by code point: SQLite's BINARY collation
  *    (memcmp of UTF-8) and PostgreSQL with a "C"/"POSIX" or code-point "C.UTF-8" collation on
  *    `value_lc`. Under a linguistic collation (en_US…) the range can miss matches. A value whose
- *    character right after the prefix is U+10FFFF itself (a noncharacter) is not matched either.
+ *    character right after the prefix is U+10FFFF itself (a noncharacter) would not be matched:
+ *    attributes.ts refuses noncharacters, so no stored value holds one (found by test/fuzz).
  *  - `co`/`ew` use LIKE with `%`, `_` and `\` escaped (`ESCAPE '\'`). SQLite's LIKE folds ASCII case,
  *    which is harmless because both sides are already lowercase; PostgreSQL's LIKE is exact. The
  *    PostgreSQL form writes the escape character as E'\\' so it holds whatever
