@@ -16,6 +16,7 @@ import { SealedCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
 import { CoreSessions } from './core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
+import { closeSilentConnections } from '../../common/src/http/silent-connections';
 import { answerClientErrors } from '../../common/src/http/client-errors';
 
 export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
@@ -74,6 +75,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   server.headersTimeout = 66_000;
   server.requestTimeout = Math.max(30_000, timeoutMs * 3);
   answerClientErrors(server);
+  closeSilentConnections(server, 30_000);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

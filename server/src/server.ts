@@ -8,6 +8,7 @@ import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
 import { answerClientErrors } from '../../common/src/http/client-errors';
+import { closeSilentConnections } from '../../common/src/http/silent-connections';
 
 export interface RunningServer {
   core: Core;
@@ -26,6 +27,18 @@ export interface ServerOptions extends CoreOptions {
   configPath?: string;
 }
 
+/**
+ * node's timeouts from `server.timeouts` (seconds). node checks them every
+ * `connectionsCheckingInterval` (30 s by default, which would let a slow client hold a connection
+ * that long past its limit): a tenth of the shorter limit, at least 100 ms.
+ */
+function connectionLimits(settings: SvcConfig['server']): http.ServerOptions {
+  const { headers, request } = settings.timeouts;
+  const headersTimeout = Math.round(Math.min(headers, request) * 1000);
+  const requestTimeout = Math.round(request * 1000);
+  return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(100, Math.round(headersTimeout / 10)) };
+}
+
 /** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
 export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
@@ -38,12 +51,13 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
   await core.hasher.ready();
   const { options: httpOptions, listener } = createCoreHttp(core);
   const tls = config.server.tls;
+  const limits = connectionLimits(config.server);
   const server = tls
-    ? https.createServer({ ...httpOptions, cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
-    : http.createServer(httpOptions, listener);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+    ? https.createServer({ ...httpOptions, ...limits, cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
+    : http.createServer({ ...httpOptions, ...limits }, listener);
+  server.keepAliveTimeout = Math.round(config.server.timeouts.keepAlive * 1000);
+  closeSilentConnections(server, limits.headersTimeout!);
+  server.maxConnections = config.server.maxConnections;
   answerClientErrors(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

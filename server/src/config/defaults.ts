@@ -9,6 +9,10 @@ export const DEFAULT_SERVER: ServerSettings = {
   trustProxy: [],
   corsOrigins: [],
   allowedRedirectOrigins: [],
+  // Above common load balancers' 60 s idle time, so that they never reuse a connection we closed.
+  timeouts: { headers: 30, request: 30, keepAlive: 65 },
+  // Well under the usual open-file limits (the gateway keeps up to 256 connections to each core).
+  maxConnections: 4096,
 };
 
 export const DEFAULT_GLOBAL: GlobalConfig = {

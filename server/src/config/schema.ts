@@ -62,6 +62,17 @@ export const configSchema = {
         },
         corsOrigins: { ...stringList, default: [] },
         allowedRedirectOrigins: { ...stringList, default: [] },
+        timeouts: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            headers: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: DEFAULT_SERVER.timeouts.headers },
+            request: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: DEFAULT_SERVER.timeouts.request },
+            keepAlive: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: DEFAULT_SERVER.timeouts.keepAlive },
+          },
+        },
+        maxConnections: { type: 'integer', minimum: 1, default: DEFAULT_SERVER.maxConnections },
       },
     },
     global: { type: 'object', additionalProperties: false, default: {}, properties: globalProperties },

@@ -109,6 +109,13 @@ export interface ServerSettings {
   corsOrigins: string[];
   /** Origins besides our own that `goto` may point at. */
   allowedRedirectOrigins: string[];
+  /**
+   * Seconds. `headers`: the request line and headers must have arrived (slowloris); `request`: the
+   * whole request, body included; `keepAlive`: an idle kept-alive connection is closed.
+   */
+  timeouts: { headers: number; request: number; keepAlive: number };
+  /** Open connections at most; one more is closed as soon as it is accepted (a flood is bounded). */
+  maxConnections: number;
 }
 
 export interface PasswordSettings {
