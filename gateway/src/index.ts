@@ -3,7 +3,6 @@
  * `{url, close}`. `url` is the gateway's origin; `{gw}` is `url + config.root`.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
@@ -16,8 +15,7 @@ import { SealedCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
 import { CoreSessions } from './core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
-import { closeSilentConnections } from '../../common/src/http/silent-connections';
-import { answerClientErrors } from '../../common/src/http/client-errors';
+import { guardServer, listen } from '../../common/src/http/listen';
 
 export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
 export type { CoreLogin } from './core-login';
@@ -74,15 +72,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = Math.max(30_000, timeoutMs * 3);
-  answerClientErrors(server);
-  closeSilentConnections(server, 30_000);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  guardServer(server, 30_000);
+  const url = await listen(server, config.port, config.host);
   log.info({ url, root: config.root, cores: config.cores }, 'gateway listening');
   return {
     url,

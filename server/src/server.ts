@@ -1,14 +1,12 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfigFile } from './config/load';
 import type { SvcConfig } from './config/types';
 import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
-import { answerClientErrors } from '../../common/src/http/client-errors';
-import { closeSilentConnections } from '../../common/src/http/silent-connections';
+import { guardServer, listen } from '../../common/src/http/listen';
 
 export interface RunningServer {
   core: Core;
@@ -56,16 +54,9 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
     ? https.createServer({ ...httpOptions, ...limits, cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
     : http.createServer({ ...httpOptions, ...limits }, listener);
   server.keepAliveTimeout = Math.round(config.server.timeouts.keepAlive * 1000);
-  closeSilentConnections(server, limits.headersTimeout!);
   server.maxConnections = config.server.maxConnections;
-  answerClientErrors(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.server.port, config.server.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
+  guardServer(server, limits.headersTimeout!);
+  const url = await listen(server, config.server.port, config.server.host, tls ? 'https' : 'http');
   core.log.info({ url, contextRoot: config.server.contextRoot }, 'core server listening');
   const running: RunningServer = {
     core,

@@ -4,7 +4,6 @@
  * listens, and resolves `{url, baseUrl, close}`; `close` stops listening and destroys the portlets.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { loadPortletApplication } from '../container/descriptor/load';
 import { PortletContainer } from '../container/portlet-container';
@@ -23,6 +22,7 @@ import { SvcPortalContext } from './portal-context';
 import { PortalSessionStore } from './session-store';
 import { GatewayUserInfo } from './user-info';
 import { VisitorCookies } from './visitor-cookie';
+import { guardServer, listen } from '../../../common/src/http/listen';
 
 export { buildPortalConfig, checkAgainstDescriptor, loadPortalConfigFile, PortalConfigError } from './config/load';
 export { portalConfigSchema } from './config/schema';
@@ -97,13 +97,8 @@ export async function startPortal(config: PortalConfig, options: PortalOptions =
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${host}:${address.port}`;
+  guardServer(server, 30_000);
+  const url = await listen(server, config.port, config.host);
   if (config.port === 0 && publicOrigin.endsWith(':0')) publicOrigin = url;
   const sweeper = setInterval(() => sessions.sweep(), 60_000);
   sweeper.unref();
