@@ -1,4 +1,4 @@
-import type { CoreReady } from '../servers/core-shared';
+import type { CoreReady, MemoryReport } from '../servers/core-shared';
 import { withChild } from './child';
 
 export interface CoreUnderTest extends CoreReady {
@@ -9,6 +9,8 @@ export interface CoreUnderTest extends CoreReady {
    * (a load generator's timeouts do not stop the server working on them) must not burden the next.
    */
   settle(): Promise<void>;
+  /** The process's memory after full GCs (SIGUSR2); only when started with `nodeArgs: ['--expose-gc']`. */
+  memory(): Promise<MemoryReport>;
 }
 
 /** Waits until `${url}/health` answers within 50 ms (see `CoreUnderTest.settle`); the gateway has /health at its origin too. */
@@ -29,9 +31,24 @@ export async function settle(url: string): Promise<void> {
 }
 
 /** Runs `body` against a fresh core server process (servers/core.ts) on the given store (SQLite by default), stopped afterwards. */
-export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres' }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
+export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres'; nodeArgs?: string[] }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
   const args = [...(options.subjects ? ['--subjects', String(options.subjects)] : []), ...(options.store ? ['--store', options.store] : [])];
-  return withChild<CoreReady, R>('servers/core', args, (child) =>
-    body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url) }),
+  return withChild<CoreReady, R>(
+    'servers/core',
+    args,
+    (child) => {
+      // One signal and one answer line at a time: the lines carry no request id.
+      let last: Promise<unknown> = Promise.resolve();
+      const memory = (): Promise<MemoryReport> => {
+        const next = last.then(() => {
+          child.process.kill('SIGUSR2');
+          return child.nextLine() as Promise<MemoryReport>;
+        });
+        last = next.catch(() => undefined);
+        return next;
+      };
+      return body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url), memory });
+    },
+    { nodeArgs: options.nodeArgs },
   );
 }

@@ -8,6 +8,8 @@ export interface RawLoopOptions extends LoopOptions {
   body?: string;
   /** Headers for one request only, computed as it is sent (a fresh principal assertion). */
   nextHeaders?: (method: string, path: string) => Record<string, string>;
+  /** Called with every answer's status, whatever it is (the soak counts 5xx per kind). */
+  onStatus?: (status: number) => void;
 }
 
 const END_OF_HEADERS = Buffer.from('\r\n\r\n');
@@ -64,6 +66,7 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
         pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
         for (let length = answerLength(); length > 0; length = answerLength()) {
           const status = Number(pending.subarray(9, 12).toString('latin1'));
+          options.onStatus?.(status);
           if (isOk(status)) {
             ok++;
             latencies.record(Number(process.hrtime.bigint() - t0) / 1e6);
