@@ -3,13 +3,11 @@
  * own verifier and answer as a gateway would: signing, spreading, skipping an unreachable gateway,
  * and problem details as typed errors.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ASSERTION_HEADER, verifyPrincipalAssertion, type VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
-import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
+import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { SvcAccessDeniedError, SvcNotFoundError, SvcTransportError } from '../../client/src/errors';
 import { GatewayClient, apiPath } from '../../portlet-adapter/src/gateway-client';
 import { PORTAL_SECRET } from './portal-helpers';
+import { verifyingGateway, type VerifyingGateway } from './verifying-gateway';
 
 interface Seen {
   gateway: number;
@@ -19,36 +17,19 @@ interface Seen {
   body: string;
 }
 
-async function fakeGateway(index: number, seen: Seen[]): Promise<{ url: string; close(): Promise<void> }> {
-  const nonces = new MemoryNonceStore({ maxEntries: 1000 });
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', async () => {
-      try {
-        const principal = await verifyPrincipalAssertion(req.headers[ASSERTION_HEADER.toLowerCase()] as string, {
-          method: req.method!,
-          pathAndQuery: req.url!,
-          now: Math.floor(Date.now() / 1000),
-          portals: (id) => (id === 'demo-portal' ? [PORTAL_SECRET] : undefined),
-          nonces,
-        });
-        seen.push({ gateway: index, method: req.method!, url: req.url!, principal, body });
-        if (req.url!.includes('/missing')) {
-          res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'urn:svc:problem:not_found', title: 'Not found', status: 404, code: 'not_found' }));
-        } else if (req.url!.includes('/denied')) {
-          res.writeHead(403, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Access denied', status: 403, code: 'access_denied' }));
-        } else if (req.url!.endsWith('/access/v1/evaluations')) {
-          const items = (JSON.parse(body) as { evaluations: { action: { name: string } }[] }).evaluations;
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ evaluations: items.map((item) => (item.action.name === 'READ' ? { decision: true } : { error: { code: 'x' } })) }));
-        } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
-      } catch {
-        res.writeHead(401).end();
-      }
-    });
+function fakeGateway(index: number, seen: Seen[]): Promise<VerifyingGateway> {
+  return verifyingGateway((req, res, principal, body) => {
+    if (principal === 'refused') return void res.writeHead(401).end();
+    seen.push({ gateway: index, method: req.method!, url: req.url!, principal, body });
+    if (req.url!.includes('/missing')) {
+      res.writeHead(404, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ type: 'urn:svc:problem:not_found', title: 'Not found', status: 404, code: 'not_found' }));
+    } else if (req.url!.includes('/denied')) {
+      res.writeHead(403, { 'content-type': 'application/problem+json' }).end(JSON.stringify({ title: 'Access denied', status: 403, code: 'access_denied' }));
+    } else if (req.url!.endsWith('/access/v1/evaluations')) {
+      const items = (JSON.parse(body) as { evaluations: { action: { name: string } }[] }).evaluations;
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ evaluations: items.map((item) => (item.action.name === 'READ' ? { decision: true } : { error: { code: 'x' } })) }));
+    } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/gw`, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 describe('the gateway client', () => {

@@ -3,10 +3,9 @@
  * server that verifies each assertion with the gateway's verifier and records what arrived.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ASSERTION_HEADER, verifyPrincipalAssertion, type VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
-import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
-import { Browser, PORTAL_SECRET, startTestPortal, type TestPortal } from './portal-helpers';
+import { ASSERTION_HEADER, type VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
+import { Browser, startTestPortal, type TestPortal } from './portal-helpers';
+import { verifyingGateway, type VerifyingGateway } from './verifying-gateway';
 
 interface Arrived {
   method: string;
@@ -18,32 +17,19 @@ interface Arrived {
 
 describe('the REST pass-through', () => {
   const arrived: Arrived[] = [];
-  let gateway: http.Server;
+  let gateway: VerifyingGateway;
   let portal: TestPortal;
 
   beforeAll(async () => {
-    const nonces = new MemoryNonceStore({ maxEntries: 1000 });
-    gateway = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', async () => {
-        const principal = await verifyPrincipalAssertion(req.headers[ASSERTION_HEADER.toLowerCase()] as string, {
-          method: req.method!,
-          pathAndQuery: req.url!,
-          now: Math.floor(Date.now() / 1000),
-          portals: (id) => (id === 'demo-portal' ? [PORTAL_SECRET] : undefined),
-          nonces,
-        }).catch(() => 'refused' as const);
-        arrived.push({ method: req.method!, url: req.url!, headers: req.headers, principal, body });
-        res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'SVCSESSIONID=core-session; Path=/' }).end('{"ok":true}');
-      });
+    gateway = await verifyingGateway((req, res, principal, body) => {
+      arrived.push({ method: req.method!, url: req.url!, headers: req.headers, principal, body });
+      res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'SVCSESSIONID=core-session; Path=/' }).end('{"ok":true}');
     });
-    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-    portal = await startTestPortal({ gateways: [`http://127.0.0.1:${(gateway.address() as AddressInfo).port}/gw`], pages: [{ id: 'home', title: 'Home', windows: [{ id: 'a', portlet: 'counter' }] }] });
+    portal = await startTestPortal({ gateways: [gateway.url], pages: [{ id: 'home', title: 'Home', windows: [{ id: 'a', portlet: 'counter' }] }] });
   });
   afterAll(async () => {
     await portal.stop();
-    await new Promise((resolve) => gateway.close(resolve));
+    await gateway.close();
   });
 
   test('a visitor\'s GET: signed for the visitor over the gateway path as sent; cookies, credentials and Set-Cookie never pass', async () => {
