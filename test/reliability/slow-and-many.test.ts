@@ -5,6 +5,8 @@
  * defaults are in server/src/config/defaults.ts. No timing is asserted: a slow client is cut off
  * when it is closed before it could send what it meant to.
  */
+// Real sockets and servers with short timeouts; on two busy cores a case can pass 30 s.
+jest.setTimeout(120_000);
 import type { Socket } from 'node:net';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { rawRequest } from '../hostile/raw-http';
