@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { InvalidClient, LoginFailed, TooManyRequests } from '../../../common/src/errors';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
 import type { ClientConfig } from '../config/types';
 import type { Core } from '../core';
-import type { IssuedSession } from '../sessions/session-manager';
-import type { Principal } from '../sessions/session';
+import type { CreateSessionInput, IssuedSession } from '../sessions/session-manager';
+import type { Principal, Session } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
 import type { LockoutStore, Reservation } from './lockout-store';
@@ -24,6 +24,12 @@ export interface LoginInput {
 
 export interface LoginSuccess extends IssuedSession {
   authenticator: string;
+}
+
+/** A login's outcome before any session exists: what to make one of, and the audit's client and peer. */
+interface Verified {
+  session: CreateSessionInput;
+  audit: { client: string; peer: string };
 }
 
 const principalKey = (p: Principal) => `${p.contextId}/${p.uniqueId}`;
@@ -63,6 +69,36 @@ export class LoginService {
   }
 
   async login(input: LoginInput): Promise<LoginSuccess> {
+    const { core } = this;
+    const verified = await this.verify(input);
+    const issued = await core.sessions.create(verified.session);
+    if (input.presentedCookie !== undefined) await core.sessions.end(input.presentedCookie);
+    this.succeed(verified, issued.session.handle);
+    return { ...issued, authenticator: verified.session.authenticator };
+  }
+
+  /**
+   * A login that keeps nothing (SPEC 13: SOAP's `svc:Security` header): the same client validation,
+   * throttle, lockout, authenticators and audit as `login`, answered with a session that lives only
+   * for the one call, so no stored session is left behind. Its handle is random, for the audit lines.
+   */
+  async transient(input: LoginInput): Promise<Session> {
+    const verified = await this.verify(input);
+    const now = this.core.now();
+    const session: Session = { ...verified.session, handle: randomBytes(16).toString('base64url'), created: now, lastAccess: now, stateless: true };
+    this.succeed(verified, session.handle, true);
+    return session;
+  }
+
+  private succeed(verified: Verified, handle: string, transient = false): void {
+    const { session, audit } = verified;
+    this.core.metrics.logins.inc({ outcome: 'success', reason: session.authenticator });
+    const principal = session.principal ? principalKey(session.principal) : undefined;
+    this.core.audit.record({ event: 'login', outcome: 'success', reason: session.authenticator, ...audit, session: handle, principal, level: session.level, ...(transient ? { transient: true } : {}) });
+  }
+
+  /** Client, throttle, lockout and authenticators: what a session would be made of, or a refusal. */
+  private async verify(input: LoginInput): Promise<Verified> {
     const { core } = this;
     const g = core.config.global;
     const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
@@ -104,7 +140,7 @@ export class LoginService {
       if (!result) continue;
       const key = result.principal ? principalKey(result.principal) : undefined;
       await this.lockout.release(reservation, key !== undefined && subjects.includes(key) ? key : undefined);
-      const issued = await core.sessions.create({
+      const session: CreateSessionInput = {
         type: a.sessionType,
         // The seed's 2.1: an anonymous session obtained without a client shows no clientId.
         clientId: client.id === g['server.defaultclient'] && result.principal === null ? '' : client.id,
@@ -112,11 +148,8 @@ export class LoginService {
         level: result.level,
         authenticator: id,
         message: result.message,
-      });
-      if (input.presentedCookie !== undefined) await core.sessions.end(input.presentedCookie);
-      core.metrics.logins.inc({ outcome: 'success', reason: id });
-      core.audit.record({ event: 'login', outcome: 'success', reason: id, ...audit, session: issued.session.handle, principal: key, level: result.level });
-      return { ...issued, authenticator: id };
+      };
+      return { session, audit };
     }
     for (let i = 0; i < owed; i++) await core.hasher.verifyDummy(request.credentials.get('password') ?? '');
     this.fail({ ...audit, subject }, authenticators.length ? 'rejected' : 'no_authenticator');

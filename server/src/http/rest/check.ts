@@ -4,6 +4,7 @@ import type { WireDocument } from '../../../../common/src/wire/xml';
 import { OPERATIONS, type Operation } from '../../config/types';
 import type { Core } from '../../core';
 import { decide, isPrivileged } from '../authorize';
+import type { RequestState } from '../request-state';
 import { sendDocument } from '../respond';
 import type { Resource } from './resources';
 
@@ -89,27 +90,26 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
   return operation;
 }
 
+/** What a check answers (SPEC section 6), whatever the transport: REST's body, SOAP's isAllowedResponse. */
+export interface CheckAnswer {
+  decision: 'ALLOW' | 'DENY';
+  operation: Operation;
+  resource: string;
+  sessionType: string;
+  /** The deciding policy for SYSTEM and admins; `allowed`/`denied` for everyone else. */
+  reason: string;
+  /** Whether the subject exists: only for a subject, and only to whoever may READ it. */
+  exists?: boolean;
+}
+
 /**
- * Answers a check: exactly what the real request would meet at authorization, never performing
- * it (no write, no side effect, whatever the method or body). HEAD (form 1) has no body, so it
- * costs one decision and nothing else.
+ * Decides a check: exactly what the real request would meet at authorization (the same policy
+ * decision point, audit and metrics), never performing it.
  */
-export async function answerCheck(core: Core, req: Request, res: Response, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<void> {
-  const state = req.svc;
+export async function decideCheck(core: Core, state: RequestState, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<CheckAnswer> {
   const result = await decide(core, state, operation, target);
   const allowed = result.decision === 'ALLOW';
-  res.setHeader('X-Svc-Decision', result.decision);
-  res.setHeader('Cache-Control', 'no-store');
-  if (!allowed) {
-    const code = state.sessionExpired ? 'session_expired' : 'access_denied';
-    res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="${code}"`);
-  }
-  const status = allowed ? 200 : core.config.global['authz.denyStatus'];
-  if (req.method === 'HEAD') {
-    res.status(status).end();
-    return;
-  }
-  const body: Record<string, unknown> = {
+  const answer: CheckAnswer = {
     decision: result.decision,
     operation,
     resource: target,
@@ -119,9 +119,32 @@ export async function answerCheck(core: Core, req: Request, res: Response, opera
   if (subjectId !== undefined) {
     // `exists` would leak existence to whoever may not READ the subject, so it is asked of the PDP too.
     const mayRead = operation === 'READ' ? allowed : (await decide(core, state, 'READ', target, { quiet: true })).decision === 'ALLOW';
-    if (mayRead) body.exists = await core.subjects.context(contextId).store.exists(contextId, subjectId);
+    if (mayRead) answer.exists = await core.subjects.context(contextId).store.exists(contextId, subjectId);
   }
-  sendDocument(req, res, status, body as WireDocument, { xmlRoot: 'check' });
+  return answer;
+}
+
+/**
+ * Answers a check over REST. HEAD (form 1) has no body, so it costs one decision and nothing else.
+ */
+export async function answerCheck(core: Core, req: Request, res: Response, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<void> {
+  const state = req.svc;
+  const head = req.method === 'HEAD';
+  // HEAD answers no body, so it skips the `exists` read.
+  const answer = await decideCheck(core, state, operation, target, contextId, head ? undefined : subjectId);
+  const allowed = answer.decision === 'ALLOW';
+  res.setHeader('X-Svc-Decision', answer.decision);
+  res.setHeader('Cache-Control', 'no-store');
+  if (!allowed) {
+    const code = state.sessionExpired ? 'session_expired' : 'access_denied';
+    res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="${code}"`);
+  }
+  const status = allowed ? 200 : core.config.global['authz.denyStatus'];
+  if (head) {
+    res.status(status).end();
+    return;
+  }
+  sendDocument(req, res, status, answer as unknown as WireDocument, { xmlRoot: 'check' });
 }
 
 /**

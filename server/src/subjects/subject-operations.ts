@@ -1,0 +1,105 @@
+/**
+ * The subject operations as every transport performs them after authorization (the REST handlers
+ * and the SOAP service): who writes, the registrant's path, the audit line, the ETag. Knows no HTTP:
+ * a transport reads its own body and headers, calls these, and writes its own answer.
+ */
+import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } from '../../../common/src/errors';
+import type { WireValue } from '../../../common/src/wire/xml';
+import type { Core } from '../core';
+import { register } from '../flows/registration';
+import type { Session } from '../sessions/session';
+import type { Writer } from './attributes';
+import type { StoredSubject, Subject } from './subject';
+
+/** Who performs an operation: the session it was authorized for, and where it came from. */
+export interface Actor {
+  session: Session;
+  /** The peer address, after `trustProxy`. */
+  peer: string;
+}
+
+export interface SubjectInput {
+  uniqueId?: unknown;
+  attributes: Record<string, unknown>;
+}
+
+/** The members of a subject document (`{"subject":{"uniqueId":…,"attributes":{…}}}`'s inner object). */
+export function subjectInput(subject: WireValue | undefined): SubjectInput {
+  if (!subject || typeof subject !== 'object' || Array.isArray(subject)) throw new MalformedBody('subject must be an object');
+  const unknown = Object.keys(subject).filter((k) => k !== 'uniqueId' && k !== 'attributes');
+  if (unknown.length) throw new InvalidAttributes('unknown members in subject', { errors: unknown.map((k) => ({ path: `subject.${k}`, message: 'unknown member' })) });
+  const attributes = subject.attributes ?? {};
+  if (typeof attributes !== 'object' || Array.isArray(attributes)) throw new MalformedBody('subject.attributes must be an object');
+  return { uniqueId: subject.uniqueId, attributes: attributes as Record<string, unknown> };
+}
+
+/** A subject's entity tag: its version, quoted. */
+export const etagOf = (subject: StoredSubject): string => `"${subject.version}"`;
+
+/** The version an `If-Match` value names; undefined for none or `*`. */
+export function expectedVersion(ifMatch: string | undefined): number | undefined {
+  if (ifMatch === undefined || ifMatch.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"(\d{1,15})"\s*$/.exec(ifMatch);
+  if (!match) throw new PreconditionFailed('If-Match must be one ETag of this subject');
+  return Number(match[1]);
+}
+
+/** Who writes decides which attributes may be written (SPEC section 3, mutability). */
+async function writerOf(core: Core, session: Session, contextId: string, subjectId?: string): Promise<Writer> {
+  if (session.type === 'SYSTEM') return 'admin';
+  if (session.type === 'ANON' || session.type === 'INTERNAL' || !session.principal) return 'registrant';
+  if (session.principal.contextId === contextId && (await core.rolesOf(session)).includes('admin')) return 'admin';
+  return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
+}
+
+export async function createSubject(core: Core, actor: Actor, contextId: string, input: SubjectInput): Promise<StoredSubject> {
+  const writer = await writerOf(core, actor.session, contextId);
+  const { session, peer } = actor;
+  if (writer === 'registrant') return register(core, { contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
+  const created = await core.subjects.create(contextId, input.uniqueId, input.attributes, writer);
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${contextId}/${created.uniqueId}`, session: session.handle, peer });
+  return created;
+}
+
+export function readSubject(core: Core, contextId: string, subjectId: string): Promise<StoredSubject> {
+  return core.subjects.read(contextId, subjectId);
+}
+
+export async function updateSubject(core: Core, actor: Actor, contextId: string, subjectId: string, input: SubjectInput, ifMatch?: string): Promise<StoredSubject> {
+  if (input.uniqueId !== undefined && input.uniqueId !== subjectId) {
+    throw new InvalidRequest('uniqueId cannot be changed', { errors: [{ path: 'subject.uniqueId', message: 'differs from the path' }] });
+  }
+  const version = expectedVersion(ifMatch);
+  const writer = await writerOf(core, actor.session, contextId, subjectId);
+  const updated = await core.subjects.update(contextId, subjectId, input.attributes, writer, version);
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'update', subject: `${contextId}/${subjectId}`, attributes: Object.keys(input.attributes), session: actor.session.handle, peer: actor.peer });
+  return updated;
+}
+
+export async function deleteSubject(core: Core, actor: Actor, contextId: string, subjectId: string): Promise<void> {
+  await core.subjects.delete(contextId, subjectId);
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'delete', subject: `${contextId}/${subjectId}`, session: actor.session.handle, peer: actor.peer });
+}
+
+export interface SearchInput {
+  search?: string;
+  filter?: string;
+  offset?: number;
+  quantity?: number;
+}
+
+export interface SearchAnswer {
+  results: Subject[];
+  offset: number;
+  quantity: number;
+  total: number;
+}
+
+/** SEARCH with the configured default and maximum page size. */
+export async function searchSubjects(core: Core, contextId: string, input: SearchInput): Promise<SearchAnswer> {
+  const g = core.config.global;
+  const offset = input.offset ?? 0;
+  const quantity = Math.min(input.quantity ?? g['search.defaultQuantity'], g['search.maxQuantity']);
+  const page = await core.subjects.search(contextId, { search: input.search, filter: input.filter, offset, quantity });
+  return { results: page.results.map((s) => core.subjects.view(contextId, s)), offset, quantity, total: page.total };
+}
