@@ -72,13 +72,21 @@ function fromParsed(node: Parsed, path: string): WireValue {
   return out;
 }
 
-/** Parses an XML request body into the JSON shape; every malformation is a MalformedBody (400). */
-export function parseXml(text: string): WireDocument {
+/**
+ * The guards every XML body passes before any parser builds anything from it: no DOCTYPE, no entity
+ * declaration, no processing instruction, and well-formed. Shared by parseXml and the SOAP reader.
+ */
+export function guardXml(text: string): void {
   if (FORBIDDEN.test(text)) throw new MalformedBody('XML with a DOCTYPE, entity declarations or processing instructions is not accepted');
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (valid !== true) {
     throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col}`);
   }
+}
+
+/** Parses an XML request body into the JSON shape; every malformation is a MalformedBody (400). */
+export function parseXml(text: string): WireDocument {
+  guardXml(text);
   let parsed: Record<string, Parsed>;
   try {
     parsed = parser.parse(text) as Record<string, Parsed>;
@@ -109,7 +117,12 @@ function toBuildable(value: WireValue): unknown {
   return String(value);
 }
 
+/** Serialises a document's members as XML elements, without a declaration (for embedding: SOAP). */
+export function toXmlFragment(doc: WireDocument): string {
+  return builder.build(toBuildable(doc)) as string;
+}
+
 /** Serialises a response document (one root key) to XML. */
 export function toXml(doc: WireDocument): string {
-  return '<?xml version="1.0" encoding="UTF-8"?>' + builder.build(toBuildable(doc));
+  return '<?xml version="1.0" encoding="UTF-8"?>' + toXmlFragment(doc);
 }

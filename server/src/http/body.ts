@@ -35,7 +35,8 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
   return new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
 }
 
-function text(req: Request): string {
+/** A request body read by rawBody, as UTF-8 text; invalid UTF-8 is a MalformedBody. */
+export function bodyText(req: Request): string {
   const body = req.body as unknown;
   if (!Buffer.isBuffer(body)) return '';
   const decoded = body.toString('utf8');
@@ -45,7 +46,7 @@ function text(req: Request): string {
 
 /** The JSON or XML document of a request body, by Content-Type; undefined when there is none. */
 export function documentBody(req: Request): WireDocument | undefined {
-  const raw = text(req);
+  const raw = bodyText(req);
   if (raw.length === 0) return undefined;
   const format = formatOfContentType(req.headers['content-type']);
   if (!format) throw new UnsupportedMediaType('send application/json or application/xml');
@@ -54,7 +55,7 @@ export function documentBody(req: Request): WireDocument | undefined {
 
 /** Form parameters of a login or logout POST (form-encoded, or a JSON object of strings). */
 export function formBody(req: Request): Record<string, string> {
-  const raw = text(req);
+  const raw = bodyText(req);
   if (raw.length === 0) return {};
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   const out: Record<string, string> = Object.create(null);

@@ -8,6 +8,7 @@ import { cors } from './cors';
 import { handleError } from './error-handler';
 import { requestLog } from './request-log';
 import { RestRouter, type RestMatch } from './rest/router';
+import { SERVICE_PATH, soapEndpoint } from './soap/endpoint';
 
 export interface CoreHttp {
   /** For http.createServer / https.createServer (with the TLS options added). */
@@ -17,6 +18,7 @@ export interface CoreHttp {
 
 /**
  * The core's HTTP entry point, where every request starts: the request log line, CORS, then the
+ * SOAP service (`{base}/services/SubjectService`), the
  * REST API (routed here, without express's router: it carries nearly all traffic and a check must
  * cost little more than a bare server's answer) or express for everything else (operations, pages,
  * login, AuthZEN, the config area, the forgotten-password flow).
@@ -27,6 +29,8 @@ export function createCoreHttp(core: Core): CoreHttp {
   const log = requestLog(core.log, core.metrics);
   const corsFor = cors(() => core.config.server.corsOrigins);
   const root = core.config.server.contextRoot;
+  const soapPath = `${root}${SERVICE_PATH}`;
+  const soap = soapEndpoint(core);
 
   const serveRest = async (match: RestMatch, req: Request, res: Response) => {
     if (!(await authenticate(core, req, res, req.path.slice(root.length)))) return;
@@ -44,6 +48,11 @@ export function createCoreHttp(core: Core): CoreHttp {
     log(req, res);
     if (corsFor(req, res)) return;
     // req.path (parsed once and cached) also takes the absolute form `GET http://host/svc/…` apart.
+    if (req.path === soapPath) {
+      req.route = { path: SERVICE_PATH };
+      soap(req, res).catch((error: unknown) => handleError(core.log, error, req, res));
+      return;
+    }
     const match = rest.match(req.path);
     if (!match) {
       app(req, res);

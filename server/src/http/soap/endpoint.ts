@@ -1,0 +1,98 @@
+/**
+ * `{base}/services/SubjectService` (SPEC 13): GET `?wsdl` serves the WSDL; POST is a SOAP 1.1 or
+ * 1.2 call, in these steps: the version by Content-Type (else 415, which keeps browsers' forms out),
+ * the body read within `body.limit`, the envelope read by the guarded XML reader, the caller
+ * authenticated (the `svc:Security` header as a transient login, else the session cookie through
+ * the same filter as REST), the operation performed, and the answer or the fault written.
+ *
+ * Hand-written rather than the `soap` package's server: that server parses envelopes with its own
+ * SAX parser (no way to refuse DOCTYPE and entities before parsing, nor to limit depth), reads the
+ * whole body without our limit, answers faults in its own shape (no problem `code`), and owns the
+ * HTTP exchange (listen/express middleware) where svc needs its one listener, authentication filter
+ * and error hierarchy. The package's client is what the tests use against this WSDL.
+ */
+import type { Request, Response } from 'express';
+import { InvalidRequest, MethodNotAllowed, SvcError, UnsupportedMediaType } from '../../../../common/src/errors';
+import type { Core } from '../../core';
+import { authenticate } from '../authentication-filter';
+import { bodyText, readRawBody } from '../body';
+import { handleError } from '../error-handler';
+import { actionOf, envelope, membersOf, readEnvelope, SVC_NS, svcElement, versionOf, type SoapVersion } from './envelope';
+import { faultOf } from './faults';
+import { isOperationName, performOperation } from './operations';
+import { headerSession, securityHeaderOf } from './security-header';
+import { wsdlDocument } from './wsdl';
+
+export const SERVICE_PATH = '/services/SubjectService';
+
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+function send(res: Response, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res.setHeader('Content-Type', `${contentType}; charset=utf-8`);
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.setHeader('Cache-Control', 'no-store');
+  res.end(body);
+}
+
+/** The service's own URL for the WSDL's address: the Host the client used, when it is a plain host. */
+function serviceUrl(core: Core, req: Request): string {
+  const host = req.headers.host && HOST.test(req.headers.host) ? req.headers.host : `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? ''}`;
+  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  return `${scheme}://${host}${core.config.server.contextRoot}${SERVICE_PATH}`;
+}
+
+function wantsWsdl(req: Request): boolean {
+  return Object.keys(req.query as Record<string, unknown>).some((name) => name.toLowerCase() === 'wsdl');
+}
+
+/** One SOAP call, from its bytes to its answer; any refusal is thrown and becomes a fault. */
+async function call(core: Core, req: Request, res: Response, version: SoapVersion): Promise<void> {
+  await readRawBody(req, res, core.config.global['body.limit']);
+  const { headers, operation } = readEnvelope(bodyText(req), version);
+  if (operation.ns !== SVC_NS || !isOperationName(operation.local)) {
+    throw new InvalidRequest(`the Body names no operation of ${SVC_NS}`);
+  }
+  const action = actionOf(version, req.headers['content-type'], req.headers.soapaction as string | undefined);
+  if (action !== undefined && action !== `${SVC_NS}#${operation.local}`) throw new InvalidRequest(`the SOAP action ${action.slice(0, 64)} does not name the Body's operation`);
+  const members = membersOf(operation);
+  const security = securityHeaderOf(headers, version);
+  if (security) {
+    // A transient login: nothing is stored, no cookie is set, and a presented cookie is not used.
+    const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
+    const session = await headerSession(core, security, peer);
+    req.svc = { id: req.svc?.id ?? session.handle, peer, session, sessionExpired: false };
+  } else if (!(await authenticate(core, req, res, SERVICE_PATH))) {
+    return;
+  }
+  const answer = await performOperation(core, req.svc, operation.local, members);
+  send(res, 200, version.contentType, envelope(version, svcElement(`${operation.local}Response`, answer)));
+}
+
+/** The endpoint: route it before the REST API (listener.ts). */
+export function soapEndpoint(core: Core): (req: Request, res: Response) => Promise<void> {
+  return async (req, res) => {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (!wantsWsdl(req)) return handleError(core.log, new InvalidRequest(`GET ${SERVICE_PATH}?wsdl for the service description; calls are POSTs`), req, res);
+      return send(res, 200, 'text/xml', wsdlDocument(serviceUrl(core, req)));
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'GET, HEAD, POST');
+      return handleError(core.log, new MethodNotAllowed(`${req.method} is not supported here`), req, res);
+    }
+    const version = versionOf(req.headers['content-type']);
+    if (!version) {
+      return handleError(core.log, new UnsupportedMediaType(`a SOAP call is sent as text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2)`), req, res);
+    }
+    try {
+      await call(core, req, res, version);
+    } catch (error) {
+      // Logged as every other request's error is; answered as a fault.
+      const fault = faultOf(version, error);
+      if (!(error instanceof SvcError && error.expose)) core.log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+      if (res.headersSent) return void res.destroy();
+      send(res, fault.status, version.contentType, fault.body, fault.headers);
+    }
+  };
+}
