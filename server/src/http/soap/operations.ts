@@ -56,6 +56,16 @@ function subjectAnswer(core: Core, contextId: string, subject: StoredSubject): W
   return { subject: core.subjects.view(contextId, subject) as unknown as WireValue, etag: subjects.etagOf(subject) };
 }
 
+/**
+ * A subject message: as the REST XML's, except that an empty element stands for an empty object
+ * where the schema says one (a client writes `attributes: {}` as `<attributes/>`).
+ */
+function subjectOf(value: WireValue | undefined): subjects.SubjectInput {
+  const subject = value === '' ? {} : value;
+  if (subject && typeof subject === 'object' && !Array.isArray(subject) && subject.attributes === '') return subjects.subjectInput({ ...subject, attributes: {} });
+  return subjects.subjectInput(subject);
+}
+
 /** The operations a check may name for a collection and for one subject (REST's FITS). */
 const ON_COLLECTION: readonly Operation[] = ['CREATE', 'SEARCH'];
 
@@ -66,7 +76,7 @@ const OPS: Record<OperationName, SoapOperation> = {
     async perform(core, state, p) {
       const contextId = contextOf(core, p);
       await authorize(core, state, 'CREATE', collection(contextId));
-      return subjectAnswer(core, contextId, await subjects.createSubject(core, state, contextId, subjects.subjectInput(p.subject)));
+      return subjectAnswer(core, contextId, await subjects.createSubject(core, state, contextId, subjectOf(p.subject)));
     },
   },
   read: {
@@ -86,7 +96,7 @@ const OPS: Record<OperationName, SoapOperation> = {
       const subjectId = subjectIdOf(p);
       const contextId = contextOf(core, p);
       await authorize(core, state, 'UPDATE', one(contextId, subjectId));
-      const updated = await subjects.updateSubject(core, state, contextId, subjectId, subjects.subjectInput(p.subject), optionalText(p, 'ifMatch'));
+      const updated = await subjects.updateSubject(core, state, contextId, subjectId, subjectOf(p.subject), optionalText(p, 'ifMatch'));
       return subjectAnswer(core, contextId, updated);
     },
   },
