@@ -47,11 +47,16 @@ export interface Envelope {
 
 const blank = (text: string) => text.trim().length === 0;
 
+/** An envelope in another namespace than the Content-Type's version: SOAP's VersionMismatch fault. */
+export class VersionMismatch extends MalformedBody {
+  readonly soapFaultCode = 'VersionMismatch';
+}
+
 /** The envelope of a request; a wrong envelope namespace is the version mismatch SOAP names. */
 export function readEnvelope(text: string, version: SoapVersion): Envelope {
   const root = parseXmlTree(text);
   if (root.local !== 'Envelope' || root.ns !== version.envelopeNs) {
-    throw new MalformedBody(`the root element must be Envelope in ${version.envelopeNs} (SOAP ${version.name}, by the Content-Type)`);
+    throw new VersionMismatch(`the root element must be Envelope in ${version.envelopeNs} (SOAP ${version.name}, by the Content-Type)`);
   }
   if (!blank(root.text)) throw new MalformedBody('text directly inside Envelope');
   const parts = root.children;
