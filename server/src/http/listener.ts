@@ -18,9 +18,10 @@ export interface CoreHttp {
 
 /**
  * The core's HTTP entry point, where every request starts: the request log line, CORS, then the
- * SOAP service (`{base}/services/SubjectService`, its own endpoint), the REST API (routed here, without express's router: it carries nearly all traffic and a check must
- * cost little more than a bare server's answer) or express for everything else (operations, pages,
- * login, AuthZEN, the config area, the forgotten-password flow).
+ * SOAP service (`{base}/services/SubjectService`, its own endpoint), the REST API (routed here,
+ * without express's router: it carries nearly all traffic and a check must cost little more than a
+ * bare server's answer) or express for everything else (operations, pages, login, AuthZEN, the
+ * config area, the forgotten-password flow).
  */
 export function createCoreHttp(core: Core): CoreHttp {
   const app = createApp(core);
