@@ -83,6 +83,14 @@ export function passwordHeader(clientId: string, user: string, password: string)
   );
 }
 
+/** An `svc:Security` header with an identity-provider token, sealed with `secret` when the client has one. */
+export function tokenHeader(clientId: string, token: string, secret?: string): string {
+  if (!secret) return `<svc:Security xmlns:svc="${SVC_NS}"><svc:clientId>${escape(clientId)}</svc:clientId><svc:token>${escape(token)}</svc:token></svc:Security>`;
+  const sealer = new ClientSealer(clientId, secret);
+  const { clientcred, nonce } = sealer.sealClientCred();
+  return `<svc:Security xmlns:svc="${SVC_NS}"><svc:clientId>${clientId}</svc:clientId><svc:clientcred>${clientcred}</svc:clientcred><svc:token>${sealer.sealParam('token', token, nonce)}</svc:token></svc:Security>`;
+}
+
 /** A hand-written envelope around `body`, with an optional header. */
 export function envelope(version: SoapVersionName, body: string, header = ''): string {
   return `<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="${ENVELOPE_NS[version]}">${header ? `<s:Header>${header}</s:Header>` : ''}<s:Body>${body}</s:Body></s:Envelope>`;
@@ -95,6 +103,7 @@ export interface RawSoapAnswer {
   /** The problem code in a fault's detail (or a problem document's `code`). */
   code?: string;
   faultcode?: string;
+  setCookie: string | null;
 }
 
 /** POSTs bytes to the service as they are, and reads the fault's code out of the answer. */
@@ -103,5 +112,5 @@ export async function postEnvelope(baseUrl: string, body: string, headers: Recor
   const text = await res.text();
   const code = /<code>([a-z_]+)<\/code>/.exec(text)?.[1] ?? /"code":"([a-z_]+)"/.exec(text)?.[1];
   const faultcode = /<faultcode>[^:<]*:?([A-Za-z]+)<\/faultcode>|<[a-z0-9]+:Value>[^:<]*:([A-Za-z]+)<\//i.exec(text);
-  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body: text, code, faultcode: faultcode ? (faultcode[1] ?? faultcode[2]) : undefined };
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', setCookie: res.headers.get('set-cookie'), body: text, code, faultcode: faultcode ? (faultcode[1] ?? faultcode[2]) : undefined };
 }
