@@ -30,6 +30,8 @@ interface Row {
 }
 
 const ROWS: Row[] = [
+  { kind: 'an empty body', envelope: () => '', code: 'malformed_body' },
+  { kind: 'text that is not XML', envelope: () => 'read bob please', code: 'malformed_body' },
   { kind: 'external entity (XXE) in the envelope', envelope: (v) => `<?xml version="1.0"?><!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${envelope(v, createWith('&xxe;'))}`, code: 'malformed_body' },
   { kind: 'billion laughs', envelope: (v) => `<?xml version="1.0"?>${LAUGHS}${envelope(v, createWith('&lol3;'))}`, code: 'malformed_body' },
   { kind: 'parameter entity', envelope: (v) => `<!DOCTYPE e [<!ENTITY % p SYSTEM "http://127.0.0.1:1/">%p;]>${envelope(v, READ)}`, code: 'malformed_body' },

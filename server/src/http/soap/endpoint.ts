@@ -11,6 +11,7 @@
  * HTTP exchange (listen/express middleware) where svc needs its one listener, authentication filter
  * and error hierarchy. The package's client is what the tests use against this WSDL.
  */
+import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { InvalidRequest, MethodNotAllowed, SvcError, UnsupportedMediaType } from '../../../../common/src/errors';
 import type { Core } from '../../core';
@@ -62,7 +63,7 @@ async function call(core: Core, req: Request, res: Response, version: SoapVersio
     // A transient login: nothing is stored, no cookie is set, and a presented cookie is not used.
     const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
     const session = await headerSession(core, security, peer);
-    req.svc = { id: req.svc?.id ?? session.handle, peer, session, sessionExpired: false };
+    req.svc = { id: req.svc?.id ?? randomUUID(), peer, session, sessionExpired: false };
   } else if (!(await authenticate(core, req, res, SERVICE_PATH))) {
     return;
   }

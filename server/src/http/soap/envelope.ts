@@ -105,7 +105,7 @@ export function toWire(el: XmlElement, path: string): WireValue {
 /** The wrapper's members: an empty wrapper has none. */
 export function membersOf(operation: XmlElement): Record<string, WireValue> {
   const value = toWire(operation, '');
-  if (value === '' ) return {};
+  if (value === '') return {};
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new InvalidRequest(`${operation.local} must hold its parameters as elements`);
   return value;
 }
