@@ -89,6 +89,21 @@ describe.each(VERSIONS)('SOAP %s', (version) => {
     expect((await restRead('employees', `eve${suffix}`)).status).toBe(404);
   });
 
+  test('a failure of the service is a Server/Receiver fault: internal_error, no details', async () => {
+    const spy = jest.spyOn(server.core.subjects, 'read').mockRejectedValue(new Error('secret internals at /srv/db'));
+    try {
+      const admin = await soapClient(server.baseUrl, version, { cookie: who.SYSTEM });
+      const outcome = await admin.call('read', { contextId: 'employees', subjectId: 'bob' });
+      expect(outcome.fault).toEqual({ faultcode: version === '1.1' ? 'Server' : 'Receiver', code: 'internal_error', status: 500, httpStatus: 500 });
+      const read = `<svc:read xmlns:svc="${SVC_NS}"><svc:contextId>employees</svc:contextId><svc:subjectId>bob</svc:subjectId></svc:read>`;
+      const raw = await postEnvelope(server.baseUrl, envelope(version, read), { cookie: who.SYSTEM, 'content-type': CONTENT_TYPE[version] });
+      expect({ status: raw.status, code: raw.code }).toEqual({ status: 500, code: 'internal_error' });
+      expect(raw.body).not.toMatch(/secret internals|srv\/db|\n\s+at /);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   test('without a session or header: the default client\'s anonymous session, as in REST', async () => {
     const before = await storedSessions();
     const anonymous = await soapClient(server.baseUrl, version);
