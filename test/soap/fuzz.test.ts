@@ -31,6 +31,10 @@ const edit = fc.record({ at: fc.double({ min: 0, max: 1, noNaN: true }), remove:
 
 test('mutated envelopes: a success or a client-error fault, nothing written, never a 5xx of ours', async () => {
   const before = await dumpStore(server);
+  // Unmutated, each is answered: the property's faults come from the mutations, not the harness.
+  for (const version of VERSIONS) {
+    for (const body of BODIES) expect((await postEnvelope(server.baseUrl, envelope(version, body), { cookie, 'content-type': CONTENT_TYPE[version] })).status).toBe(200);
+  }
   const seen = new Set<string>();
   await fc.assert(
     fc.asyncProperty(fc.constantFrom(...VERSIONS), fc.constantFrom(...BODIES), fc.boolean(), fc.array(edit, { minLength: 1, maxLength: 4 }), async (version, body, withHeader, edits) => {
@@ -50,7 +54,8 @@ test('mutated envelopes: a success or a client-error fault, nothing written, nev
     }),
     { numRuns: Number(process.env.SOAP_FUZZ_RUNS ?? 300) },
   );
-  expect([...seen].sort()).toEqual(['answer', 'fault']);
+  // Most mutations break the envelope; an answer among them is not guaranteed in 300 runs.
+  expect(seen.has('fault')).toBe(true);
   expect(await dumpStore(server)).toBe(before);
   expect((await fetch(`${server.url}/health`)).status).toBe(200);
 }, 120_000);
