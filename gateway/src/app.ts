@@ -10,7 +10,7 @@ import express, { type Request, type Response } from 'express';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { NotFound } from '../../common/src/errors';
 import { expressServerOptions } from '../../common/src/http/express-prototypes';
-import { opsRouter } from '../../common/src/http/ops';
+import { opsRouter, type Readiness } from '../../common/src/http/ops';
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
 import { type GatewayMetrics, type Logger } from './observability';
@@ -57,7 +57,7 @@ function forwardTo(corePath: (rest: string) => string): Handler {
 
 /** Ends the principal's core sessions (on every core) and forgets them; 204 even when there were none. */
 async function logout(deps: GatewayAppDeps, _req: Request, res: Response, _rest: string, principal: VerifiedPrincipal): Promise<void> {
-  const sessions = deps.sessions.take(principal);
+  const sessions = await deps.sessions.take(principal);
   await Promise.all(sessions.map((s) => deps.login.logout(s.core, s.cookie).catch(() => undefined)));
   res.status(204).end();
 }
@@ -71,6 +71,14 @@ function handleError(log: Logger, error: unknown, req: Request, res: Response): 
 /** What common/src/http/ops.ts answers, without a principal assertion. */
 const OPS_PATHS = new Set(['/health', '/ready', '/metrics']);
 
+/** A core answers; with shared sessions (`gateway.redis`), Redis too: `{"checks":{"cores":"up","redis":"down"}}`. */
+async function readiness(deps: GatewayAppDeps): Promise<Readiness> {
+  const cores = deps.pool.healthy.length > 0;
+  if (!deps.sessions.ready) return cores;
+  const redis = await deps.sessions.ready();
+  return { ready: cores && redis, checks: { cores: cores ? 'up' : 'down', redis: redis ? 'up' : 'down' } };
+}
+
 export interface GatewayHttp {
   /** For http.createServer. */
   options: http.ServerOptions;
@@ -83,7 +91,7 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
   app.set('etag', false);
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.use(opsRouter({ ready: () => deps.pool.healthy.length > 0, registry: deps.metrics.registry }));
+  app.use(opsRouter({ ready: () => readiness(deps), registry: deps.metrics.registry }));
   app.use((_req: Request, res: Response) => sendProblem(res, new NotFound('no such resource')));
   const options = expressServerOptions(app);
 

@@ -13,7 +13,9 @@ import { createGatewayHttp } from './app';
 import type { GatewayConfig } from './config';
 import { SealedCoreLogin, type CoreLogin } from './core-login';
 import { CorePool } from './core-pool';
-import { CoreSessions } from './core-sessions';
+import type { CoreSessions } from './core-sessions';
+import { MemoryCoreSessions } from './memory-core-sessions';
+import { RedisCoreSessions } from './redis-core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
 import { guardServer, listen } from '../../common/src/http/listen';
 
@@ -22,7 +24,7 @@ export type { CoreLogin } from './core-login';
 
 export interface GatewayOptions {
   logger?: Logger;
-  /** Shared by every gateway instance when there are several (default: in memory, this process). */
+  /** The replay cache (default: `gateway.redis`'s when configured, else in memory, this process). */
   nonces?: NonceStore;
   /** How the gateway logs in to a core (default: sealed logins built by the client library). */
   login?: CoreLogin;
@@ -46,7 +48,7 @@ const CORE_COOKIE = 'SVCSESSIONID';
 
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<RunningGateway> {
   const log = options.logger ?? createGatewayLogger();
-  const redis = options.nonces ? undefined : await openSharedState(config);
+  const redis = await openSharedState(config);
   const nonces = options.nonces ?? (redis ? new RedisNonceStore(redis, config.redis!.prefix) : new MemoryNonceStore({ maxEntries: config.nonceCacheSize }));
   const metrics = new GatewayMetrics(options.defaultMetrics ?? true);
   const timeoutMs = config.coreTimeoutMs;
@@ -54,7 +56,10 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const dispatcher = new Agent({ keepAliveTimeout: 30_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const login = options.login ?? new SealedCoreLogin({ clientId: config.clientId, secret: config.secret, dispatcher, cookieName: CORE_COOKIE });
   const pool = new CorePool(config.cores, { dispatcher, probeIntervalMs: config.probeIntervalMs, timeoutMs, log, metrics });
-  const sessions = new CoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs: config.sessionTtlSeconds * 1000, log, metrics });
+  const ttlMs = config.sessionTtlSeconds * 1000;
+  const sessions: CoreSessions = redis
+    ? new RedisCoreSessions({ redis, prefix: config.redis!.prefix, secret: config.secret, login, ttlMs, log, metrics })
+    : new MemoryCoreSessions({ login, maxEntries: config.sessionCacheSize, ttlMs, log, metrics });
   const { options: httpOptions, listener } = createGatewayHttp({
     root: config.root,
     cookieName: CORE_COOKIE,

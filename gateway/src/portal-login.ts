@@ -49,8 +49,8 @@ export async function portalLogin(deps: PortalLoginDeps, req: Request, res: Resp
     throw error;
   }
   const portalUser: VerifiedPrincipal = { ...visitor, user: login.user };
-  const replaced = deps.sessions.put(core, portalUser, login.cookie);
-  deps.sessions.take(visitor);
+  const replaced = await deps.sessions.put(core, portalUser, login.cookie);
+  await deps.sessions.take(visitor);
   await Promise.all(replaced.map((s) => deps.login.logout(s.core, s.cookie).catch(() => undefined)));
   deps.metrics.coreLogins.inc({ kind: 'password', outcome: 'success' });
   audit(deps.log, { event: 'portal_login', outcome: 'success', user: formatPrincipalName(login.user), session: login.session.uniqueId, core, ...who });

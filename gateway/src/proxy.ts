@@ -82,7 +82,7 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
     session = await deps.sessions.renew(session, principal);
     answer = await send(deps, session, principal, outbound);
     verdict = await inspect(deps, answer, session, principal, outbound.method);
-    if (verdict.renew) deps.sessions.drop(session, principal);
+    if (verdict.renew) await deps.sessions.drop(session, principal);
   }
   res.status(answer.statusCode);
   for (const name of RETURNED_RESPONSE_HEADERS) {
@@ -190,7 +190,7 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
   const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
   // A visitor follows whatever the core issues; a user keeps the core's other cookies (flow state)
   // only while its session cookie stays the same.
-  if (cookie !== session.cookie && (session.anonymous || !reissued)) deps.sessions.adopt(session, cookie, principal);
+  if (cookie !== session.cookie && (session.anonymous || !reissued)) await deps.sessions.adopt(session, cookie, principal);
   const wwwAuthenticate = String(answer.headers['www-authenticate'] ?? '');
   let body: Buffer | undefined;
   let code: string | undefined;
@@ -206,7 +206,7 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
   // A stored (USER) session never changes its value: a new cookie means the core replaced a dead one.
   if (reissued && !session.anonymous) {
     if (SAFE_METHODS.has(method)) return { renew: true, body };
-    deps.sessions.drop(session, principal);
+    await deps.sessions.drop(session, principal);
   }
   return { renew: false, body };
 }
