@@ -93,7 +93,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         server.closeIdleConnections();
       });
       await dispatcher.close();
-      await redis?.quit().catch(() => redis.disconnect());
+      // A Redis that is gone would keep quit() (and its reconnection timer) waiting.
+      if (redis?.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis?.disconnect();
     },
   };
 }
