@@ -8,8 +8,8 @@ import type { DemoCredentials } from './demo-config';
 export interface DemoPortalOptions {
   credentials: DemoCredentials;
   host: string;
-  /** `{gw}` of the demo's gateway. */
-  gateway: string;
+  /** `{gw}` of the demo's gateway, or of each gateway of the cluster (the portal spreads its calls over them). */
+  gateway: string | string[];
   dataDir: string;
   /** The descriptor of the four portlets (PORTLETS_DESCRIPTOR). */
   descriptor: string;
@@ -20,7 +20,7 @@ export function demoPortalDocument(options: DemoPortalOptions): { portal: Record
     portal: {
       host: options.host,
       title: 'svc demo portal',
-      gateways: [options.gateway],
+      gateways: typeof options.gateway === 'string' ? [options.gateway] : options.gateway,
       portalId: 'demo-portal',
       secret: options.credentials.portals['demo-portal'],
       dataDir: options.dataDir,

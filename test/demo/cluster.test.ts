@@ -1,0 +1,204 @@
+/**
+ * Several instances (SPEC section 12, issue 15's multi-instance test): `npm run demo:cluster` runs two
+ * cores, two gateways and the portal as real processes on one PostgreSQL (this suite's own schema) and
+ * one Redis (this suite's own prefix), seeded like the demo. No decision depends on which instance a
+ * request reached: writes, If-Match races, sessions, clientcred and assertion nonces, a visitor's flow
+ * across gateways, lockout, the registration throttle, the wrong-answer counter and a revoked role.
+ * Ctrl-C stops every process. Skipped with a message without PostgreSQL or Redis, unless
+ * SVC_TEST_REQUIRE_ALL=1.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { ClientSealer } from '../../client/src/clientcred/sealer';
+import { signPrincipalAssertion, type PrincipalName } from '../../common/src/assertion/principal-assertion';
+import type { DemoCredentials } from '../../server/src/demo/demo-config';
+import { alive, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
+import { send, type Sent } from '../helpers/http';
+import { login, sealedParams } from '../helpers/login';
+import { suiteSchemas } from '../helpers/postgres';
+import { deleteKeys } from '../helpers/redis-keys';
+import { describeWithService, postgresRequirement, REDIS_URL, redisRequirement } from '../helpers/services';
+
+/** SPEC section 12: "a revoked admin role stops working everywhere within a second". */
+const BOUND_MS = 1000;
+
+describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateways as processes', () => {
+  describeWithService(postgresRequirement(), 'on one PostgreSQL and one Redis', () => {
+    const schemas = suiteSchemas('cluster');
+    const prefix = `svc-test:cluster:${process.pid}:${randomBytes(6).toString('hex')}:`;
+    let dataDir: string;
+    let cluster: RunningCluster;
+    let credentials: DemoCredentials;
+    let a: string;
+    let b: string;
+    let gwA: string;
+    let gwB: string;
+
+    const subjects = (base: string, id = '') => `${base}/resources/contexts/employees/subjects${id ? `/${id}` : ''}`;
+    const cookieAt = async (base: string, user: string, password: string) => {
+      const answer = await login(base, { clientid: 'svc-web', user, password }, { headers: { accept: 'application/json' } });
+      expect(answer.status).toBe(200);
+      return answer.cookie!;
+    };
+    const admin = (base: string) => cookieAt(base, 'svcadmin', credentials.users.svcadmin);
+    /** One request to a gateway signed as the demo portal (`user` null: a visitor). */
+    const viaGateway = (gw: string, path: string, options: { user: PrincipalName | null; visitor: string; method?: string; json?: unknown; assertion?: string }) => {
+      const url = new URL(`${gw}/api${path}`);
+      const method = options.method ?? (options.json === undefined ? 'GET' : 'POST');
+      const assertion =
+        options.assertion ??
+        signPrincipalAssertion({ portalId: 'demo-portal', secret: credentials.portals['demo-portal'], user: options.user, visitor: options.visitor, address: '198.51.100.20', method, pathAndQuery: url.pathname + url.search });
+      return send(url.href, { method, json: options.json, headers: { accept: 'application/json', 'x-svc-principal': assertion } });
+    };
+
+    beforeAll(async () => {
+      const { url } = await schemas.create();
+      dataDir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));
+      cluster = await startDemoCluster(dataDir, { SVC_POSTGRES_URL: url, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: prefix });
+      credentials = JSON.parse(readFileSync(cluster.credentials, 'utf8')) as DemoCredentials;
+      [a, b] = cluster.cores;
+      [gwA, gwB] = cluster.gateways;
+    }, 120_000);
+    afterAll(async () => {
+      if (cluster) await stopDemoCluster(cluster);
+      const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+      await deleteKeys(redis, prefix);
+      await redis.quit();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    }, 60_000);
+
+    test('five processes, seeded like the demo, with the credentials file of npm start', async () => {
+      expect(cluster.processes.map((p) => p.name)).toEqual(['core-a', 'core-b', 'gateway-a', 'gateway-b', 'portal']);
+      expect(new Set(cluster.processes.map((p) => p.pid)).size).toBe(5);
+      expect(cluster.credentials).toBe(join(dataDir, 'demo-credentials.json'));
+      for (const user of ['alice', 'bob'] as const) await cookieAt(b, user, credentials.users[user]);
+      const home = await fetch(`${cluster.portal}/page/home`, { redirect: 'manual' });
+      expect(home.status).toBe(200);
+    });
+
+    test('a subject created on core A is read, searched and updated on core B', async () => {
+      const created = await send(subjects(a), { cookie: await admin(a), json: { subject: { uniqueId: 'carol', attributes: { mail: 'carol@example.com', givenName: 'C', familyName: 'Cluster', password: 'Carol-cluster-41' } } } });
+      expect(created.status).toBe(201);
+      const cookieB = await admin(b);
+      const read = await send(subjects(b, 'carol'), { cookie: cookieB });
+      expect(read.status).toBe(200);
+      const found = await send(`${subjects(b)}?filter=${encodeURIComponent('mail eq "CAROL@example.com"')}`, { cookie: cookieB });
+      expect(found.json).toMatchObject({ total: 1, results: [{ uniqueId: 'carol' }] });
+      const updated = await send(subjects(b, 'carol'), { method: 'PUT', cookie: cookieB, headers: { 'if-match': read.headers.get('etag')! }, json: { subject: { attributes: { givenName: 'Carol' } } } });
+      expect(updated.status).toBe(200);
+      expect((await send(subjects(a, 'carol'), { cookie: await admin(a) })).json).toMatchObject({ subject: { attributes: { givenName: 'Carol' } } });
+    });
+
+    test('two concurrent If-Match updates on different cores: exactly one 200 and one 412', async () => {
+      const [cookieA, cookieB] = await Promise.all([admin(a), admin(b)]);
+      for (let round = 0; round < 3; round++) {
+        const etag = (await send(subjects(a, 'bob'), { cookie: cookieA })).headers.get('etag')!;
+        const put = (base: string, cookie: string, name: string) =>
+          send(subjects(base, 'bob'), { method: 'PUT', cookie, headers: { 'if-match': etag }, json: { subject: { attributes: { givenName: name } } } });
+        const answers = await Promise.all([put(a, cookieA, `a${round}`), put(b, cookieB, `b${round}`)]);
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 412]);
+      }
+    });
+
+    test('a login on core A is used on core B; a logout on A is refused on B', async () => {
+      const cookie = await cookieAt(a, 'alice', credentials.users.alice);
+      const onB = await send(`${b}/resources/session`, { cookie, headers: { accept: 'application/json' } });
+      expect(onB.status).toBe(200);
+      expect(onB.json).toMatchObject({ session: { type: 'USER', principal: { uniqueId: 'alice' } } });
+      expect((await send(subjects(b, 'alice'), { cookie })).status).toBe(200);
+      expect((await send(`${a}/logout`, { method: 'POST', cookie })).status).toBe(204);
+      // The session is gone everywhere: B answers as to a stranger (the session resource: ANON) and refuses the read.
+      expect((await send(`${b}/resources/session`, { cookie, headers: { accept: 'application/json' } })).json).toMatchObject({ session: { type: 'ANON' } });
+      const refused = await send(subjects(b, 'alice'), { cookie });
+      expect(refused.status).toBe(401);
+    });
+
+    test('a clientcred accepted by core A is refused when replayed at core B', async () => {
+      const params = sealedParams(new ClientSealer('svc-api', credentials.clients['svc-api']), { user: 'alice', password: credentials.users.alice });
+      expect((await login(a, params)).status).toBe(200);
+      const replay = await login(b, params);
+      expect(replay.status).toBe(401);
+      expect(replay.json).toMatchObject({ code: 'invalid_client' });
+    });
+
+    test('an assertion accepted by gateway A is refused when replayed at gateway B', async () => {
+      const path = new URL(`${gwB}/api/session`).pathname;
+      const assertion = signPrincipalAssertion({ portalId: 'demo-portal', secret: credentials.portals['demo-portal'], user: { contextId: 'employees', uniqueId: 'alice' }, visitor: 'replay', method: 'GET', pathAndQuery: path });
+      expect((await viaGateway(gwA, '/session', { user: null, visitor: 'replay', assertion })).status).toBe(200);
+      const replay = await viaGateway(gwB, '/session', { user: null, visitor: 'replay', assertion });
+      expect(replay.status).toBe(401);
+      expect(replay.json).toMatchObject({ code: 'invalid_assertion' });
+    });
+
+    test('a portal user logged in through gateway A is served by gateway B with the same core session', async () => {
+      const login = await viaGateway(gwA, '/login', { user: null, visitor: 'tab', json: { user: 'alice', password: credentials.users.alice } });
+      expect(login.status).toBe(200);
+      const made = (login.json as { session: { uniqueId: string } }).session.uniqueId;
+      const served = await viaGateway(gwB, '/session', { user: { contextId: 'employees', uniqueId: 'alice' }, visitor: 'tab' });
+      expect(served.status).toBe(200);
+      expect(served.json).toMatchObject({ session: { uniqueId: made } });
+    });
+
+    test("lockout counts failures on both cores: the 5th wrong password (3 on A, 2 on B) locks carol everywhere", async () => {
+      const attempt = (base: string, password: string) => login(base, { clientid: 'svc-web', user: 'carol', password }, { headers: { accept: 'application/json' } });
+      const wrong: number[] = [];
+      for (const base of [a, b, a, b, a]) wrong.push((await attempt(base, 'not-her-password')).status);
+      expect(wrong).toEqual([401, 401, 401, 401, 401]);
+      const right = await attempt(b, 'Carol-cluster-41');
+      expect(right.status).toBe(401);
+      expect(right.json).toMatchObject({ code: 'login_failed' });
+    });
+
+    test('the registration throttle counts registrations on both cores', async () => {
+      const register = (base: string, i: number) =>
+        send(`${base}/resources/contexts/customers/subjects`, {
+          headers: { 'x-forwarded-for': '203.0.113.77' },
+          json: { subject: { uniqueId: `reg${i}`, attributes: { mail: `reg${i}@example.org`, givenName: 'R', familyName: 'S', password: `Registers-${i}-cluster` } } },
+        });
+      const statuses: number[] = [];
+      for (let i = 0; i < 11; i++) statuses.push((await register(i % 2 === 0 ? a : b, i)).status);
+      expect(statuses).toEqual([...Array<number>(10).fill(201), 429]);
+    });
+
+    test('the forgotten-password wrong-answer counter counts on both cores', async () => {
+      const forgot = (base: string) => `${base}/resources/contexts/employees/subjects/alice/password/forgot`;
+      const asked = await send(forgot(a), { headers: { accept: 'application/json' } });
+      expect(asked.status).toBe(200);
+      const statuses: Sent['status'][] = [];
+      for (const base of [a, b, a, b]) statuses.push((await send(forgot(base), { method: 'PUT', cookie: asked.cookie, json: { answers: ['x', 'y'] } })).status);
+      expect(statuses).toEqual([400, 400, 400, 429]);
+    });
+
+    test("a visitor's forgotten-password flow succeeds with its requests alternating between the gateways", async () => {
+      const visitor = `visitor-${randomBytes(4).toString('hex')}`;
+      const path = '/contexts/employees/subjects/bob/password/forgot';
+      expect((await viaGateway(gwA, path, { user: null, visitor })).status).toBe(200);
+      expect((await viaGateway(gwB, path, { user: null, visitor, method: 'PUT', json: { answers: credentials.answers.bob } })).status).toBe(200);
+      expect((await viaGateway(gwA, path, { user: null, visitor, method: 'PUT', json: { password: 'Cluster-bob-new-7' } })).status).toBe(204);
+      const login = await viaGateway(gwB, '/login', { user: null, visitor, json: { user: 'bob', password: 'Cluster-bob-new-7' } });
+      expect(login.status).toBe(200);
+    });
+
+    test('alice loses admin on core A and is refused on core B within one second', async () => {
+      const alice = await cookieAt(b, 'alice', credentials.users.alice);
+      const readBob = () => send(subjects(b, 'bob'), { cookie: alice });
+      expect((await readBob()).status).toBe(200); // B has cached alice's roles
+      const revoked = await send(subjects(a, 'alice'), { method: 'PUT', cookie: await admin(a), json: { subject: { attributes: { roles: ['user'] } } } });
+      expect(revoked.status).toBe(200);
+      const deadline = Date.now() + BOUND_MS;
+      let status = 200;
+      while (status === 200 && Date.now() < deadline) status = (await readBob()).status;
+      expect(status).toBe(401);
+    });
+
+    test('Ctrl-C stops every process of the cluster', async () => {
+      const pids = cluster.processes.map((p) => p.pid);
+      expect(pids.every(alive)).toBe(true);
+      expect(await stopDemoCluster(cluster)).toBe(0);
+      expect(pids.filter(alive)).toEqual([]);
+    }, 60_000);
+  });
+});

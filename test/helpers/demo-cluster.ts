@@ -1,0 +1,67 @@
+/** `npm run demo:cluster` (dist/bin/demo-cluster.js) as a real child process, with every child of its own. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+export const CLUSTER_BIN = resolve(__dirname, '../../dist/bin/demo-cluster.js');
+
+export interface RunningCluster {
+  child: ChildProcess;
+  /** `{base}` of each core, `{gw}` of each gateway, `{portal}`. */
+  cores: string[];
+  gateways: string[];
+  portal: string;
+  credentials: string;
+  /** The five children (name, pid, origin). */
+  processes: Array<{ name: string; pid: number; url: string }>;
+  /** Every line it and its children logged so far. */
+  log: string[];
+}
+
+/**
+ * Starts the cluster on ephemeral ports in `dataDir` with `env` (SVC_POSTGRES_URL, SVC_REDIS_PREFIX…)
+ * and resolves once it says it is ready; a cluster that exits first rejects with its log.
+ */
+export function startDemoCluster(dataDir: string, env: NodeJS.ProcessEnv): Promise<RunningCluster> {
+  const child = spawn(process.execPath, [CLUSTER_BIN], {
+    env: { ...process.env, SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: string[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += String(chunk)));
+  return new Promise((resolvePromise, reject) => {
+    child.once('exit', (code) => reject(new Error(`demo:cluster exited with ${code}: ${log.join('\n')}${stderr}`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      log.push(line);
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      if (entry.msg !== 'svc demo cluster ready') return;
+      child.removeAllListeners('exit');
+      resolvePromise({ child, log, ...(entry as unknown as Omit<RunningCluster, 'child' | 'log'>) });
+    });
+  });
+}
+
+/** Sends `signal` (SIGINT: Ctrl-C) and resolves the exit code. */
+export function stopDemoCluster(cluster: RunningCluster, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+  return new Promise((resolvePromise) => {
+    if (cluster.child.exitCode !== null) return resolvePromise(cluster.child.exitCode);
+    cluster.child.once('exit', (code) => resolvePromise(code));
+    cluster.child.kill(signal);
+  });
+}
+
+/** Whether a process with this id still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
