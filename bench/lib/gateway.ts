@@ -36,9 +36,14 @@ async function ready(url: string): Promise<void> {
   throw new Error('the gateway had no healthy core within 30 s');
 }
 
-/** Runs `body` against a fresh gateway process (servers/gateway.ts) forwarding to the core at `coreBase`, stopped afterwards. */
-export function withGateway<R>(coreBase: string, body: (gateway: GatewayUnderTest) => Promise<R>): Promise<R> {
-  return withChild<GatewayReady, R>('servers/gateway', ['--core', coreBase], (child) => {
+/**
+ * Runs `body` against a fresh gateway process (servers/gateway.ts) forwarding to the core at
+ * `coreBase`, stopped afterwards; with `redis`, its replay cache and core sessions are there
+ * (`gateway.redis` at that URL, under that prefix).
+ */
+export function withGateway<R>(coreBase: string, body: (gateway: GatewayUnderTest) => Promise<R>, redis?: { url: string; prefix: string }): Promise<R> {
+  const args = ['--core', coreBase, ...(redis ? ['--redis', redis.url, '--prefix', redis.prefix] : [])];
+  return withChild<GatewayReady, R>('servers/gateway', args, (child) => {
     const { portal, secret } = child.ready;
     return body({
       ...child.ready,

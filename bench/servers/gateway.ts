@@ -4,7 +4,8 @@
  * fixed secret, one portal (demo-portal) with its secret, on 127.0.0.1 port 0, logging at `info` to
  * a file in a temporary directory (as a deployment would log).
  *
- *   node dist/bench/servers/gateway.js --core {base} [--log info|silent]
+ *   node dist/bench/servers/gateway.js --core {base} [--log info|silent] [--redis URL --prefix P]
+ *   (--redis: `gateway.redis`, the replay cache and core sessions shared in Redis)
  *   BENCH_GATEWAY_LOG=stderr  logs to stderr instead (to see what the gateway says during a run)
  *
  * Prints one JSON line (`GatewayReady`) on stdout.
@@ -19,7 +20,7 @@ import { onStop, report } from '../lib/child';
 import { BENCH_CREDENTIALS, BENCH_GATEWAY_CLIENT, BENCH_PORTAL, type GatewayReady } from './core-shared';
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { core: { type: 'string' }, log: { type: 'string', default: 'info' } } });
+  const { values } = parseArgs({ options: { core: { type: 'string' }, log: { type: 'string', default: 'info' }, redis: { type: 'string' }, prefix: { type: 'string' } } });
   if (!values.core) throw new Error('--core {base} is required');
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-gw-'));
   const config = buildGatewayConfig({
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
       clientId: BENCH_GATEWAY_CLIENT,
       secret: BENCH_CREDENTIALS.clients[BENCH_GATEWAY_CLIENT],
       portals: [{ id: BENCH_PORTAL, secret: BENCH_CREDENTIALS.portals[BENCH_PORTAL] }],
+      ...(values.redis ? { redis: { url: values.redis, ...(values.prefix ? { prefix: values.prefix } : {}) } } : {}),
     },
   });
   const destination = process.env.BENCH_GATEWAY_LOG === 'stderr' ? pino.destination(2) : pino.destination({ dest: join(dir, 'gateway.log'), sync: false });
