@@ -4,16 +4,17 @@
  * forgotten-password flow survives requests alternating between gateways; two gateways racing to log
  * one user in converge on one session; a logout through one ends it for both. Redis holds no user
  * name and no cookie in the clear, and every entry expires with the session TTL. Redis gone: 503
- * problems and `/ready` says so. Real core (its sessions in Redis) and gateways; the shared Redis at
- * SVC_TEST_REDIS_URL, and a private redis-server for the outage (skipped with a message without them).
+ * problems and `/ready` says so, and it serves again once Redis is back. Real core (its sessions in Redis) and gateways; the shared Redis at
+ * SVC_TEST_REDIS_URL, and a private redis-server for the outage and the recovery (skipped with a message without them).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import type { RunningGateway } from '../../gateway/src/index';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis';
+import { REDIS_SERVER, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
 import { employee, portalLogin, send, startTestGateway } from './gateway-helpers';
@@ -129,6 +130,7 @@ describeWithService(redisRequirement(), 'gateways sharing core sessions in Redis
 
 describeWithService(redisRequirement(), 'a gateway whose Redis goes away', () => {
   let redis: PrivateRedis | undefined;
+  let restarted: ChildProcess | undefined;
   let core: TestServer;
   let gateway: RunningGateway;
 
@@ -142,14 +144,20 @@ describeWithService(redisRequirement(), 'a gateway whose Redis goes away', () =>
     await gateway?.close();
     await core?.stop();
     await redis?.stop();
+    if (restarted && restarted.exitCode === null) {
+      const exited = new Promise((resolve) => restarted!.once('exit', resolve));
+      restarted.kill('SIGTERM');
+      await exited;
+    }
   });
 
-  test('answers 503 problems instead of serving without its session map, and /ready says redis is down', async () => {
+  test('answers 503 problems instead of serving without its session map, /ready says redis is down, and it serves again when Redis is back', async () => {
     expect((await send(gateway, '/gw/api/session', { user: employee('bob') })).status).toBe(200);
     const ready = await fetch(`${gateway.url}/ready`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: 'ready', checks: { cores: 'up', redis: 'up' } });
 
+    const redisUrl = redis!.url;
     await redis!.stop();
     redis = undefined;
     for (const user of [employee('bob'), null]) {
@@ -162,5 +170,11 @@ describeWithService(redisRequirement(), 'a gateway whose Redis goes away', () =>
     const down = await fetch(`${gateway.url}/ready`);
     expect(down.status).toBe(503);
     expect(await down.json()).toEqual({ status: 'unavailable', checks: { cores: 'up', redis: 'down' } });
-  });
+
+    // Redis back on the same port: the gateway serves again without a restart.
+    const port = new URL(redisUrl).port;
+    restarted = spawn(REDIS_SERVER, ['--port', port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+    while ((await fetch(`${gateway.url}/ready`)).status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await send(gateway, '/gw/api/session', { user: employee('bob') })).status).toBe(200);
+  }, 60_000);
 });
