@@ -26,7 +26,7 @@ export interface GatewayConfig {
   coreTimeoutMs: number;
   /** Request bodies are buffered up to this many bytes (so that a renewal can retry); more is 413. */
   bodyLimit: number;
-  /** Most cached core sessions; the least recently used goes first. */
+  /** Most core sessions held in memory; the least recently used goes first (not used with `redis`: Redis bounds them). */
   sessionCacheSize: number;
   /** A cached core session is used for at most this long, then a new login is made. */
   sessionTtlSeconds: number;
@@ -40,7 +40,8 @@ export interface GatewayConfig {
   probeIntervalMs: number;
   /**
    * Shared by every gateway and worker on the same Redis and prefix (SPEC section 12): the assertion
-   * replay cache. Absent: in this process's memory.
+   * replay cache and the principal → core-session map (for cores that share their sessions in Redis).
+   * Absent: both in this process's memory.
    */
   redis?: { url: string; password?: string; prefix: string };
 }
