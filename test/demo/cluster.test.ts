@@ -15,6 +15,8 @@ import Redis from 'ioredis';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { signPrincipalAssertion, type PrincipalName } from '../../common/src/assertion/principal-assertion';
 import type { DemoCredentials } from '../../server/src/demo/demo-config';
+import type { RunningPortal } from '../../portlet-adapter/src/portal';
+import { Browser, tokenOf } from '../portal/portal-helpers';
 import { alive, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
 import { send, type Sent } from '../helpers/http';
 import { login, sealedParams } from '../helpers/login';
@@ -140,6 +142,29 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       const served = await viaGateway(gwB, '/session', { user: { contextId: 'employees', uniqueId: 'alice' }, visitor: 'tab' });
       expect(served.status).toBe(200);
       expect(served.json).toMatchObject({ session: { uniqueId: made } });
+    });
+
+    test('bob logs in to the portal once; its pages, spread over both gateways, need no new core login', async () => {
+      const gateways = cluster.processes.filter((p) => p.name.startsWith('gateway'));
+      const metrics = () => Promise.all(gateways.map(async (gateway) => (await fetch(`${gateway.url}/metrics`)).text()));
+      const logins = async () =>
+        (await metrics()).reduce((sum, text) => sum + Number(/^svc_gateway_core_logins_total\{kind="principal",outcome="success"\} (\d+)/m.exec(text)?.[1] ?? 0), 0);
+      /** Requests each gateway has answered on its routes. */
+      const served = async () =>
+        (await metrics()).map((text) => [...text.matchAll(/^svc_gateway_request_duration_seconds_count\{[^}]*route="(?!unmatched)[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0));
+      const bob = new Browser({ url: new URL(cluster.portal).origin } as RunningPortal);
+      const form = await bob.get('/portal/login');
+      expect((await bob.post('/portal/login', { _csrf: tokenOf(form.text), user: 'bob', password: credentials.users.bob })).status).toBe(303);
+      const before = await logins();
+      const servedBefore = await served();
+      for (let i = 0; i < 4; i++) {
+        const page = await bob.get('/portal/page/home');
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('bob@example.com');
+      }
+      expect(await logins()).toBe(before);
+      // Both gateways served bob's pages.
+      (await served()).forEach((count, i) => expect(count).toBeGreaterThan(servedBefore[i]));
     });
 
     test("lockout counts failures on both cores: the 5th wrong password (3 on A, 2 on B) locks carol everywhere", async () => {
