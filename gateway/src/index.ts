@@ -104,7 +104,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
 async function openSharedState(config: GatewayConfig): Promise<Redis | undefined> {
   if (!config.redis) return undefined;
   const { url, password } = config.redis;
-  const redis = new Redis(url, { password, maxRetriesPerRequest: 2, connectTimeout: 5000 });
+  const redis = new Redis(url, { password, maxRetriesPerRequest: 2, connectTimeout: 5000, enableAutoPipelining: true });
   redis.on('error', () => {}); // failures reach callers as ServiceUnavailable
   const what = `gateway.redis (${new URL(url).host})`;
   try {

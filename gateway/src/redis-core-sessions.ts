@@ -77,6 +77,7 @@ export class RedisCoreSessions implements CoreSessions {
   readonly #ttlMs: number;
   readonly #login: CoreLogin;
   readonly #logins: PrincipalLogins;
+  readonly #storing = new Map<string, Promise<CoreSession>>();
   readonly #sealKey: Buffer;
   readonly #nameKey: Buffer;
   readonly #fingerprintKey: Buffer;
@@ -148,6 +149,16 @@ export class RedisCoreSessions implements CoreSessions {
    * one is used and this one ended, so that both converge on one session.
    */
   async #newLogin(key: string, core: string, principal: VerifiedPrincipal): Promise<CoreSession> {
+    // Requests that found nothing while this login is being made and stored wait for it, rather
+    // than read Redis before the store and log in again.
+    const pending = this.#storing.get(key);
+    if (pending) return { ...(await pending), core };
+    const attempt = this.#loginAndStore(key, core, principal).finally(() => this.#storing.delete(key));
+    this.#storing.set(key, attempt);
+    return attempt;
+  }
+
+  async #loginAndStore(key: string, core: string, principal: VerifiedPrincipal): Promise<CoreSession> {
     const cookie = await this.#logins.login(key, core, principal);
     const mine: CoreSession = { core, cookie, anonymous: false };
     const value = this.#seal(key, { cookie, anonymous: false, origin: core });
