@@ -190,7 +190,15 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
   const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
   // A visitor follows whatever the core issues; a user keeps the core's other cookies (flow state)
   // only while its session cookie stays the same.
-  if (cookie !== session.cookie && (session.anonymous || !reissued)) await deps.sessions.adopt(session, cookie, principal);
+  if (cookie !== session.cookie && (session.anonymous || !reissued)) {
+    try {
+      await deps.sessions.adopt(session, cookie, principal);
+    } catch (error) {
+      // The answer is not passed on (503): free its connection before giving up.
+      await answer.body.dump().catch(() => undefined);
+      throw error;
+    }
+  }
   const wwwAuthenticate = String(answer.headers['www-authenticate'] ?? '');
   let body: Buffer | undefined;
   let code: string | undefined;
