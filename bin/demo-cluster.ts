@@ -48,9 +48,12 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  // A child that stopped cleanly had a signal of its own (Ctrl-C reaches the whole process group);
+  // one that died is an error. Either way the others stop too.
   void cluster.failed.then(({ name, code }) => {
-    log.error({ process: name, code }, 'a cluster process exited; stopping the others');
-    void cluster.stop().then(() => process.exit(1));
+    if (code === 0) log.info({ process: name }, 'a cluster process stopped; stopping the others');
+    else log.error({ process: name, code }, 'a cluster process died; stopping the others');
+    void cluster.stop().then(() => process.exit(code === 0 ? 0 : 1));
   });
 }
 

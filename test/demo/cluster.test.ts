@@ -4,7 +4,7 @@
  * one Redis (this suite's own prefix), seeded like the demo. No decision depends on which instance a
  * request reached: writes, If-Match races, sessions, clientcred and assertion nonces, a visitor's flow
  * across gateways, lockout, the registration throttle, the wrong-answer counter and a revoked role.
- * Ctrl-C stops every process. Skipped with a message without PostgreSQL or Redis, unless
+ * Ctrl-C stops every process, and so does the death of one. Skipped with a message without PostgreSQL or Redis, unless
  * SVC_TEST_REQUIRE_ALL=1.
  */
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { signPrincipalAssertion, type PrincipalName } from '../../common/src/ass
 import type { DemoCredentials } from '../../server/src/demo/demo-config';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
 import { Browser, tokenOf } from '../portal/portal-helpers';
-import { alive, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
+import { alive, exitOf, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
 import { send, type Sent } from '../helpers/http';
 import { login, sealedParams } from '../helpers/login';
 import { suiteSchemas } from '../helpers/postgres';
@@ -32,6 +32,8 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
     const schemas = suiteSchemas('cluster');
     const prefix = `svc-test:cluster:${process.pid}:${randomBytes(6).toString('hex')}:`;
     let dataDir: string;
+    let schemaUrl: string;
+    const started: RunningCluster[] = [];
     let cluster: RunningCluster;
     let credentials: DemoCredentials;
     let a: string;
@@ -58,14 +60,16 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
 
     beforeAll(async () => {
       const { url } = await schemas.create();
+      schemaUrl = url;
       dataDir = mkdtempSync(join(tmpdir(), 'svc-cluster-'));
       cluster = await startDemoCluster(dataDir, { SVC_POSTGRES_URL: url, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: prefix });
+      started.push(cluster);
       credentials = JSON.parse(readFileSync(cluster.credentials, 'utf8')) as DemoCredentials;
       [a, b] = cluster.cores;
       [gwA, gwB] = cluster.gateways;
     }, 120_000);
     afterAll(async () => {
-      if (cluster) await stopDemoCluster(cluster);
+      for (const running of started) await stopDemoCluster(running);
       const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
       await deleteKeys(redis, prefix);
       await redis.quit();
@@ -219,11 +223,24 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       expect(status).toBe(401);
     });
 
-    test('Ctrl-C stops every process of the cluster', async () => {
+    test('Ctrl-C (SIGINT to the process group, as a terminal sends it) stops every process of the cluster', async () => {
       const pids = cluster.processes.map((p) => p.pid);
       expect(pids.every(alive)).toBe(true);
       expect(await stopDemoCluster(cluster)).toBe(0);
       expect(pids.filter(alive)).toEqual([]);
     }, 60_000);
+
+    test('a process that dies stops the others, and the cluster exits 1', async () => {
+      // Started again on the same data: nothing is seeded twice, the credentials file is reused.
+      const again = await startDemoCluster(dataDir, { SVC_POSTGRES_URL: schemaUrl, SVC_REDIS_URL: REDIS_URL, SVC_REDIS_PREFIX: prefix });
+      started.push(again);
+      expect(again.credentials).toBe(cluster.credentials);
+      await cookieAt(again.cores[1], 'alice', credentials.users.alice);
+      const pids = again.processes.map((p) => p.pid);
+      const victim = again.processes.find((p) => p.name === 'gateway-b')!;
+      expect(await exitOf(again, () => process.kill(victim.pid, 'SIGKILL'))).toBe(1);
+      expect(pids.filter(alive)).toEqual([]);
+      expect(again.log.some((line) => line.includes('"a cluster process died; stopping the others"') && line.includes('"gateway-b"'))).toBe(true);
+    }, 120_000);
   });
 });

@@ -26,6 +26,8 @@ export function startDemoCluster(dataDir: string, env: NodeJS.ProcessEnv): Promi
   const child = spawn(process.execPath, [CLUSTER_BIN], {
     env: { ...process.env, SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as in a terminal: stopDemoCluster's SIGINT reaches every process of it, as Ctrl-C does.
+    detached: true,
   });
   const log: string[] = [];
   let stderr = '';
@@ -47,12 +49,23 @@ export function startDemoCluster(dataDir: string, env: NodeJS.ProcessEnv): Promi
   });
 }
 
-/** Sends `signal` (SIGINT: Ctrl-C) and resolves the exit code. */
-export function stopDemoCluster(cluster: RunningCluster, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+/** Ctrl-C: SIGINT to the cluster's whole process group (it and its children); resolves its exit code. */
+export function stopDemoCluster(cluster: RunningCluster): Promise<number | null> {
+  return exitOf(cluster, () => {
+    try {
+      process.kill(-cluster.child.pid!, 'SIGINT');
+    } catch {
+      // the group is gone already
+    }
+  });
+}
+
+/** Runs `cause` (a signal to some process) and resolves the cluster's exit code. */
+export function exitOf(cluster: RunningCluster, cause: () => void): Promise<number | null> {
   return new Promise((resolvePromise) => {
     if (cluster.child.exitCode !== null) return resolvePromise(cluster.child.exitCode);
     cluster.child.once('exit', (code) => resolvePromise(code));
-    cluster.child.kill(signal);
+    cause();
   });
 }
 

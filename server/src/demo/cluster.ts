@@ -54,7 +54,10 @@ export interface RunningCluster {
   portal: string;
   credentials: string;
   processes: ClusterProcess[];
-  /** Resolves when a child exits without being asked to (its name and exit code). */
+  /**
+   * Resolves when a child exits without being asked to by stop(): its name and exit code (0 when it
+   * stopped cleanly on a signal of its own, as a terminal's Ctrl-C sends to every process of the group).
+   */
   failed: Promise<{ name: string; code: number | null }>;
   /** SIGTERM to every child, the portal first, the cores last; resolves when all have exited. */
   stop(): Promise<void>;
@@ -83,7 +86,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       let listening = false;
       child.once('exit', (code) => {
         if (!listening) reject(new Error(`${name} exited with ${code} before it listened (its log is above)`));
-        else if (!stopping) reportFailure({ name, code });
+        else if (!stopping) reportFailure({ name, code: code ?? 1 });
       });
       createInterface({ input: child.stdout! }).on('line', (line) => {
         options.onLine?.(line);
