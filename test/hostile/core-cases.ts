@@ -231,11 +231,11 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'Smuggling', kind: 'two different Content-Length headers', send: (t) => raw(t, [`POST ${t.root}/resources/contexts/employees/subjects HTTP/1.1`, 'Host: x', `Cookie: ${t.admin}`, 'Content-Type: application/json', 'Content-Length: 2', 'Content-Length: 40', 'Connection: close'], '{}'), status: 400 },
   { group: 'Smuggling', kind: 'an obfuscated Transfer-Encoding', send: (t) => raw(t, [`POST ${t.root}/resources/contexts/employees/subjects HTTP/1.1`, 'Host: x', `Cookie: ${t.admin}`, 'Content-Type: application/json', 'Transfer-Encoding: xchunked', 'Connection: close'], '{}'), status: [400, 501] },
   { group: 'Smuggling', kind: 'a bare LF in headers', send: (t) => raw(t, [`GET ${t.root}/resources/session HTTP/1.1\nX-Smuggle: 1`, 'Host: x', 'Connection: close']), status: [200, 400] },
-  // SOAP (SPEC 13): every fault of SOAP 1.1 is HTTP 500, its problem code in the detail
-  { group: 'SOAP', kind: 'external entity (XXE) in an envelope', send: (t) => soapCall(t, `<!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${soapEnvelope(soapCreate('&xxe;'))}`), status: 500, code: 'malformed_body' },
-  { group: 'SOAP', kind: 'billion laughs in an envelope', send: (t) => soapCall(t, BILLION_LAUGHS.replace('<subject><uniqueId>&lol3;</uniqueId></subject>', soapEnvelope(soapCreate('&lol3;')))), status: 500, code: 'malformed_body' },
-  { group: 'SOAP', kind: 'a SOAP 1.2 envelope sent as SOAP 1.1', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE, 'http://www.w3.org/2003/05/soap-envelope')), status: 500, code: 'malformed_body', check: (o) => expect(o.body).toContain('VersionMismatch') },
-  { group: 'SOAP', kind: 'an operation in a foreign namespace', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE.replace(SOAP_NS, 'urn:svc:soap:v2'))), status: 500, code: 'invalid_request' },
-  { group: 'SOAP', kind: 'an envelope over body.limit', send: (t) => soapCall(t, soapEnvelope(soapCreate('x'.repeat(2_000_000)))), status: 500, code: 'payload_too_large' },
+  // SOAP (SPEC 13): a fault's HTTP status is its problem's, the problem code in the detail
+  { group: 'SOAP', kind: 'external entity (XXE) in an envelope', send: (t) => soapCall(t, `<!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${soapEnvelope(soapCreate('&xxe;'))}`), status: 400, code: 'malformed_body' },
+  { group: 'SOAP', kind: 'billion laughs in an envelope', send: (t) => soapCall(t, BILLION_LAUGHS.replace('<subject><uniqueId>&lol3;</uniqueId></subject>', soapEnvelope(soapCreate('&lol3;')))), status: 400, code: 'malformed_body' },
+  { group: 'SOAP', kind: 'a SOAP 1.2 envelope sent as SOAP 1.1', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE, 'http://www.w3.org/2003/05/soap-envelope')), status: 400, code: 'malformed_body', check: (o) => expect(o.body).toContain('VersionMismatch') },
+  { group: 'SOAP', kind: 'an operation in a foreign namespace', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE.replace(SOAP_NS, 'urn:svc:soap:v2'))), status: 400, code: 'invalid_request' },
+  { group: 'SOAP', kind: 'an envelope over body.limit', send: (t) => soapCall(t, soapEnvelope(soapCreate('x'.repeat(2_000_000)))), status: 413, code: 'payload_too_large' },
   { group: 'SOAP', kind: 'a form post to the service (415)', send: (t) => soapCall(t, `x=${encodeURIComponent(soapEnvelope(SOAP_DELETE))}`, 'application/x-www-form-urlencoded'), status: 415, code: 'unsupported_media_type' },
 ];

@@ -1,9 +1,13 @@
 /**
  * Refusals as SOAP faults (SPEC 13): the same problem details as REST (problemDetails, the one
  * place), with `Client`/`Sender` for a 4xx and `Server`/`Receiver` for a 5xx, and the problem itself
- * (its `code` first of all) in the fault's detail; an envelope of the other version is VersionMismatch. HTTP statuses follow the SOAP bindings: 500 for
- * every SOAP 1.1 fault (WS-I Basic Profile R1126), 400 for a SOAP 1.2 Sender fault and 500 for a
- * Receiver one (SOAP 1.2 part 2, 7.5.2). The problem's own status is in the detail.
+ * (its `code` first of all) in the fault's detail; an envelope of the other version is VersionMismatch.
+ *
+ * The HTTP status is the problem's own, in both versions: a refusal is the same 4xx over SOAP as over
+ * REST. WS-I BP R1126 asks 500 for every SOAP 1.1 fault and SOAP 1.2's binding 400 for every Sender
+ * fault; we depart from both on purpose, so that hostile or mistaken input never reads as a server
+ * error in metrics, alerts and the soak, and a client sees 401/403/404/412 as it would over REST.
+ * SOAP stacks (the `soap` package, JAX-WS, WCF) read a fault body whatever the status.
  */
 import { problemDetails, type ProblemAnswer } from '../../../../common/src/problem';
 import type { WireDocument } from '../../../../common/src/wire/xml';
@@ -27,6 +31,5 @@ function faultXml(version: SoapVersion, problem: ProblemAnswer, error: unknown):
 /** Any error of a SOAP call as its fault answer. */
 export function faultOf(version: SoapVersion, error: unknown): FaultAnswer {
   const problem = problemDetails(error);
-  const status = version === SOAP_11 || problem.status >= 500 ? 500 : 400;
-  return { status, headers: problem.headers, body: envelope(version, faultXml(version, problem, error)) };
+  return { status: problem.status, headers: problem.headers, body: envelope(version, faultXml(version, problem, error)) };
 }
