@@ -1,4 +1,4 @@
-import type { GlobalConfig, PasswordSettings, PostgresSettings, ServerSettings } from './types';
+import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings } from './types';
 
 /** Every default in one place. Durations are seconds. */
 export const DEFAULT_SERVER: ServerSettings = {
@@ -69,6 +69,27 @@ export const DEFAULT_POSTGRES: Omit<PostgresSettings, 'url'> = {
   statementTimeoutMs: 5_000,
   connectTimeoutMs: 5_000,
   migrate: 'auto',
+};
+
+/**
+ * `stores.ldap` without its connection and names: OpenLDAP's inetOrgPerson-like attributes, svc's own
+ * (ldap/svc.ldif) for what a directory lacks, a pool of 5, 5 s timeouts, svc's own lock after 3 failures.
+ */
+export const DEFAULT_LDAP: Omit<LdapSettings, 'url' | 'bindDN' | 'bindPassword' | 'baseDN'> = {
+  objectClasses: ['inetOrgPerson', 'svcSubject'],
+  idAttribute: 'uid',
+  attributeMap: {
+    familyName: 'sn',
+    roles: 'svcRole',
+    disabled: 'svcDisabled',
+    passwordQuestions: 'svcPasswordQuestion',
+    passwordAnswers: 'svcPasswordAnswer',
+  },
+  startTLS: false,
+  poolSize: 5,
+  connectTimeoutMs: 5_000,
+  operationTimeoutMs: 5_000,
+  maxFailures: 3,
 };
 
 /** `sessions`: in memory; with `store: "redis"`, the local Redis and the prefix `svc:`. */

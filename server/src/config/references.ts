@@ -14,6 +14,7 @@ export function checkReferences(config: SvcConfig): string[] {
     const at = `contexts[${i}]`;
     if (contextIds.has(context.id)) problems.push(`${at}.id: duplicate context "${context.id}"`);
     if (context.store === 'postgres' && !config.stores.postgres) problems.push(`${at}.store: "postgres" needs a "stores.postgres" section`);
+    if (context.store === 'ldap' && !config.stores.ldap) problems.push(`${at}.store: "ldap" needs a "stores.ldap" section`);
     contextIds.add(context.id);
     const attributes = context.definition.attributes;
     const known = (name: string) => name === 'uniqueId' || name in attributes;

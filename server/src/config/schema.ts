@@ -1,4 +1,4 @@
-import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS } from './defaults';
+import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -115,7 +115,7 @@ export const configSchema = {
         required: ['id', 'definition'],
         properties: {
           id,
-          store: { enum: ['sqlite', 'postgres', 'memory'], default: 'sqlite' },
+          store: { enum: ['sqlite', 'postgres', 'memory', 'ldap'], default: 'sqlite' },
           definition: {
             type: 'object',
             additionalProperties: false,
@@ -223,6 +223,30 @@ export const configSchema = {
             statementTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.statementTimeoutMs },
             connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_POSTGRES.connectTimeoutMs },
             migrate: { enum: ['auto', 'refuse'], default: DEFAULT_POSTGRES.migrate },
+          },
+        },
+        ldap: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'bindDN', 'bindPassword', 'baseDN'],
+          properties: {
+            url: { type: 'string', pattern: '^ldaps?://' },
+            bindDN: { type: 'string', minLength: 1 },
+            bindPassword: { type: 'string', minLength: 1 },
+            baseDN: { type: 'string', minLength: 1 },
+            objectClasses: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9-]*$' }, default: DEFAULT_LDAP.objectClasses },
+            idAttribute: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9-]*$', default: DEFAULT_LDAP.idAttribute },
+            attributeMap: {
+              type: 'object',
+              additionalProperties: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9-]*$' },
+              default: DEFAULT_LDAP.attributeMap,
+            },
+            startTLS: { type: 'boolean', default: DEFAULT_LDAP.startTLS },
+            caFile: { type: 'string', minLength: 1 },
+            poolSize: { type: 'integer', minimum: 1, maximum: 100, default: DEFAULT_LDAP.poolSize },
+            connectTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_LDAP.connectTimeoutMs },
+            operationTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_LDAP.operationTimeoutMs },
+            maxFailures: { type: 'integer', minimum: 1, default: DEFAULT_LDAP.maxFailures },
           },
         },
       },

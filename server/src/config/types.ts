@@ -16,7 +16,7 @@ export interface AttributeDefinition {
   maxLength: number;
 }
 
-export type SubjectStoreKind = 'sqlite' | 'postgres' | 'memory';
+export type SubjectStoreKind = 'sqlite' | 'postgres' | 'memory' | 'ldap';
 
 export interface ContextConfig {
   id: string;
@@ -139,6 +139,38 @@ export interface PostgresSettings {
   migrate: 'auto' | 'refuse';
 }
 
+/**
+ * `stores.ldap` (SPEC section 13): subjects in a directory. A context's subjects are the entries one
+ * level under `ou=<context id>,<baseDN>`, named `<idAttribute>=<uniqueId>`.
+ */
+export interface LdapSettings {
+  /** `ldap://host:port` or `ldaps://host:port`. */
+  url: string;
+  /** The service account svc binds as for everything but password checks. */
+  bindDN: string;
+  bindPassword: string;
+  baseDN: string;
+  /** Object classes of a new entry: a structural one and svc's auxiliary `svcSubject` (ldap/svc.ldif). */
+  objectClasses: string[];
+  /** The directory attribute that names an entry and holds its uniqueId (`uid`; `sAMAccountName` on Active Directory). */
+  idAttribute: string;
+  /** svc attribute name → directory attribute (an attribute not listed keeps its own name). */
+  attributeMap: Record<string, string>;
+  /** Upgrade `ldap://` connections with StartTLS before binding. */
+  startTLS: boolean;
+  /** PEM file of the CAs that may sign the directory's certificate (the system's when absent). */
+  caFile?: string;
+  poolSize: number;
+  /** Milliseconds to open a connection, and for one operation to answer. */
+  connectTimeoutMs: number;
+  operationTimeoutMs: number;
+  /**
+   * Failed logins per subject in 15 minutes before svc locks it itself: below the directory's
+   * `pwdMaxFailure` (refused at start otherwise), so that svc cannot be used to lock directory accounts.
+   */
+  maxFailures: number;
+}
+
 /** `sessions.redis` (SPEC section 12): where shared sessions, nonces and counters live. */
 export interface RedisSettings {
   /** `redis://host:port/db` or `rediss://` (TLS); never with credentials in it. */
@@ -165,6 +197,6 @@ export interface SvcConfig {
   policies: PolicyConfig[];
   reservedIds: string[];
   system?: { userId: string; passwordHash: string };
-  stores: { postgres?: PostgresSettings };
+  stores: { postgres?: PostgresSettings; ldap?: LdapSettings };
   sessions: SessionSettings;
 }

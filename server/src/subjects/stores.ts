@@ -8,7 +8,7 @@ import type { SubjectStore } from './store';
 
 /**
  * The one place a store kind of `contexts[].store` becomes a store: `sqlite` is `svc.db` in the data
- * directory, `postgres` the database of `stores.postgres`, `memory` this process's memory. A core
+ * directory, `postgres` the database of `stores.postgres`, `ldap` the directory of `stores.ldap`, `memory` this process's memory. A core
  * and the export and import commands open their stores here.
  */
 export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, options: { log?: Logger } = {}): SubjectStore {
@@ -23,6 +23,13 @@ export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, op
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { PostgresSubjectStore } = require('./postgres-store') as typeof import('./postgres-store');
       return new PostgresSubjectStore(settings, { log: options.log });
+    }
+    case 'ldap': {
+      const settings = config.stores.ldap;
+      if (!settings) throw new Error('a context is on "ldap" but the configuration has no stores.ldap');
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { LdapSubjectStore, ldapShapes } = require('./ldap-store') as typeof import('./ldap-store');
+      return new LdapSubjectStore(settings, ldapShapes(config.contexts.filter((c) => c.store === 'ldap')), { log: options.log });
     }
     case 'sqlite': {
       const dir = resolve(config.server.dataDir);

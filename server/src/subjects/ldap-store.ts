@@ -1,0 +1,434 @@
+import { Attribute, Change, EqualityFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
+import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import type { Logger } from '../../../common/src/log';
+import type { ContextConfig, LdapSettings } from '../config/types';
+import { escapeDnValue, escapeFilterValue, filterToLdap, ldapAttributeOf } from './filter/to-ldap';
+import { LdapPool } from './ldap-pool';
+import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
+import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import { valuesOf, type Attributes, type StoredSubject } from './subject';
+
+/** What the store must know of a context's definition to map entries (a directory has no JSON column). */
+export interface LdapContextShape {
+  /** svc attribute names an entry may carry (the password excluded: the directory keeps it). */
+  attributes: readonly string[];
+  multivalued: ReadonlySet<string>;
+  /** svc attributes that are login names besides uniqueId (`definition.authenid`). */
+  loginAttributes: readonly string[];
+}
+
+/** Each context's shape from its definition: every attribute but the password, which the directory keeps. */
+export function ldapShapes(contexts: readonly ContextConfig[]): Map<string, LdapContextShape> {
+  return new Map(
+    contexts.map((c) => {
+      const defined = Object.entries(c.definition.attributes).filter(([name]) => name !== c.definition.password);
+      return [
+        c.id,
+        {
+          attributes: defined.map(([name]) => name),
+          multivalued: new Set(defined.filter(([, d]) => d.multivalued).map(([name]) => name)),
+          loginAttributes: c.definition.authenid.filter((name) => name !== 'uniqueId'),
+        },
+      ];
+    }),
+  );
+}
+
+/** LDAP result codes the store answers for. */
+const NO_SUCH_OBJECT = 32;
+const ALREADY_EXISTS = 68;
+const CONSTRAINT_VIOLATION = 19;
+const ASSERTION_FAILED = 122;
+/** svc's bookkeeping attributes (ldap/svc.ldif). */
+const BOOKKEEPING = ['svcId', 'svcKey', 'svcVersion', 'svcCreated', 'svcModified', 'entryCSN', 'createTimestamp', 'modifyTimestamp'];
+/** Writes without If-Match that lost to another writer are tried again this many times. */
+const MAX_RETRIES = 5;
+
+/** An entry as read: the subject, and the entryCSN a conditional modify asserts. */
+interface Read {
+  subject: StoredSubject;
+  csn: string;
+  dn: string;
+}
+
+/** `20240102030405Z` or `20240102030405.123456Z` (generalizedTime) → ISO 8601. */
+function fromGeneralizedTime(text: string): string {
+  const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:[.,](\d+))?Z$/.exec(text);
+  if (!m) return new Date(0).toISOString();
+  return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${(m[7] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
+
+const code = (error: unknown): number | undefined => (error instanceof ResultCodeError ? error.code : undefined);
+
+/**
+ * Subjects in an LDAP directory (SPEC section 13): context `c` is the entries one level under
+ * `ou=c,<baseDN>`, each named `<idAttribute>=<uniqueId>`. CRUDS are add, search, modify and delete
+ * on the pool's service-account connections. What must hold across cores is the directory's to
+ * enforce: uniqueness of login names and unique values by the `unique` overlay on `svcKey` (each
+ * context its own domain), If-Match by a modify carrying the assertion control on the `entryCSN`
+ * that was read, ordered pages with a total by server-side sorting on `svcId` (code-point order)
+ * and a virtual list view. Passwords never pass through here: the directory keeps them.
+ */
+export class LdapSubjectStore implements SubjectStore {
+  readonly kind = 'ldap';
+  private readonly pool: LdapPool;
+  private readonly attribute: (name: string) => string;
+  private opening?: Promise<void>;
+  /** The smallest `pwdMaxFailure` of the directory's password policies (0: none), read by open(). */
+  directoryMaxFailure = 0;
+
+  constructor(
+    private readonly settings: LdapSettings,
+    private readonly contexts: ReadonlyMap<string, LdapContextShape>,
+    private readonly options: { log?: Logger; now?: () => Date } = {},
+  ) {
+    this.pool = new LdapPool(settings, options.log);
+    this.attribute = ldapAttributeOf(settings.idAttribute, settings.attributeMap);
+  }
+
+  /** The pool, for password checks and changes (ldap-passwords.ts). */
+  get connections(): LdapPool {
+    return this.pool;
+  }
+
+  /**
+   * Creates each context's `ou` when missing, and refuses a `maxFailures` at or above the
+   * directory's `pwdMaxFailure` (svc must lock before the directory does).
+   */
+  open(): Promise<void> {
+    this.opening ??= this.prepare().catch((error: unknown) => {
+      this.opening = undefined;
+      throw error;
+    });
+    return this.opening;
+  }
+
+  private async prepare(): Promise<void> {
+    await this.pool.with(async (client) => {
+      for (const context of this.contexts.keys()) {
+        await client.add(this.contextDN(context), { objectClass: ['organizationalUnit'], ou: context }).catch((error: unknown) => {
+          if (code(error) !== ALREADY_EXISTS) throw error;
+        });
+      }
+      const { searchEntries } = await client.search(this.namingContext(), { scope: 'sub', filter: '(objectClass=pwdPolicy)', attributes: ['pwdMaxFailure'] });
+      const limits = searchEntries.map((e) => Number(e.pwdMaxFailure)).filter((n) => Number.isInteger(n) && n > 0);
+      this.directoryMaxFailure = limits.length ? Math.min(...limits) : 0;
+    });
+    if (this.directoryMaxFailure > 0 && this.settings.maxFailures >= this.directoryMaxFailure) {
+      throw new Error(
+        `stores.ldap.maxFailures (${this.settings.maxFailures}) must be below the directory's pwdMaxFailure (${this.directoryMaxFailure}): ` +
+          'svc must lock a subject before the directory locks the account',
+      );
+    }
+  }
+
+  /** The suffix baseDN is under (its last two RDNs at most), where password policies usually live. */
+  private namingContext(): string {
+    const parts = this.settings.baseDN.split(/(?<!\\),/);
+    return parts.filter((p) => /^dc=/i.test(p.trim())).join(',') || this.settings.baseDN;
+  }
+
+  contextDN(context: string): string {
+    return `ou=${escapeDnValue(context)},${this.settings.baseDN}`;
+  }
+
+  dnOf(context: string, uniqueId: string): string {
+    return `${this.settings.idAttribute}=${escapeDnValue(uniqueId)},${this.contextDN(context)}`;
+  }
+
+  private shape(context: string): LdapContextShape {
+    const shape = this.contexts.get(context);
+    if (!shape) throw new NotFound(`context ${context} is not in the directory store`);
+    return shape;
+  }
+
+  private readAttributes(context: string): string[] {
+    return [this.settings.idAttribute, ...this.shape(context).attributes.map(this.attribute), ...BOOKKEEPING];
+  }
+
+  /** Runs `body` on a pooled connection; directory and network failures become svc's errors. */
+  private async run<T>(body: (client: DirectoryClient) => Promise<T>): Promise<T> {
+    try {
+      await this.open();
+      return await this.pool.with(body);
+    } catch (error) {
+      throw this.translate(error);
+    }
+  }
+
+  private translate(error: unknown): unknown {
+    if (error instanceof SvcError || error instanceof ResultCodeError) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    this.options.log?.warn({ store: 'ldap', err: message }, 'the directory is unavailable');
+    return new ServiceUnavailable(/timed out/i.test(message) ? 'the subject store did not answer in time' : 'the subject store is unavailable', {
+      headers: { 'Retry-After': '1' },
+      cause: error instanceof Error ? error : undefined,
+    });
+  }
+
+  /** An entry → the subject (values by the definition's multiplicity; bookkeeping to version and times). */
+  private toRead(context: string, entry: Entry): Read {
+    const shape = this.shape(context);
+    const lower = new Map(Object.entries(entry).map(([k, v]) => [k.toLowerCase(), v]));
+    const strings = (name: string): string[] => {
+      const value = lower.get(name.toLowerCase());
+      if (value === undefined) return [];
+      return (Array.isArray(value) ? value : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
+    };
+    const attributes: Attributes = {};
+    for (const name of shape.attributes) {
+      const values = strings(this.attribute(name));
+      if (values.length) attributes[name] = shape.multivalued.has(name) ? values : values[0];
+    }
+    const uniqueId = strings('svcId')[0] ?? strings(this.settings.idAttribute)[0] ?? '';
+    const created = strings('svcCreated')[0] ?? fromGeneralizedTime(strings('createTimestamp')[0] ?? '');
+    const modified = strings('svcModified')[0] ?? fromGeneralizedTime(strings('modifyTimestamp')[0] ?? '');
+    return {
+      subject: { uniqueId, attributes, version: Number(strings('svcVersion')[0] ?? 1), created, modified },
+      csn: strings('entryCSN')[0] ?? '',
+      dn: entry.dn,
+    };
+  }
+
+  /** The entry's attributes for a write: mapped attributes, its keys and bookkeeping. */
+  private entryAttributes(context: string, write: SubjectWrite, version: number, created: string, modified: string): Record<string, string[]> {
+    const shape = this.shape(context);
+    const out: Record<string, string[]> = {};
+    for (const name of shape.attributes) {
+      // A directory holds no empty value: an empty string or list is the attribute's absence.
+      out[this.attribute(name)] = valuesOf(write.attributes[name]).filter((v) => v !== '');
+    }
+    out[this.settings.idAttribute] = [write.uniqueId];
+    out.svcId = [write.uniqueId];
+    out.svcKey = [...new Set(write.keys)];
+    out.svcVersion = [String(version)];
+    out.svcCreated = [created];
+    out.svcModified = [modified];
+    return out;
+  }
+
+  private now(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
+
+  private async readEntry(client: DirectoryClient, context: string, uniqueId: string): Promise<Read | undefined> {
+    try {
+      const { searchEntries } = await client.search(this.dnOf(context, uniqueId), { scope: 'base', filter: '(objectClass=*)', attributes: this.readAttributes(context) });
+      const read = searchEntries[0] && this.toRead(context, searchEntries[0]);
+      // DNs compare case-insensitively; uniqueIds exactly.
+      return read && read.subject.uniqueId === uniqueId ? read : undefined;
+    } catch (error) {
+      if (code(error) === NO_SUCH_OBJECT) return undefined;
+      throw error;
+    }
+  }
+
+  /** Why a write was refused for uniqueness: its own id taken, or which of its keys another entry holds. */
+  private async conflict(client: DirectoryClient, context: string, write: SubjectWrite, creating: boolean): Promise<Conflict> {
+    if (creating && (await this.readEntry(client, context, write.uniqueId))) return new Conflict(`subject ${write.uniqueId} exists`);
+    const keys = [...new Set(write.keys)];
+    const filter = `(&(|${keys.map((k) => `(svcKey=${escapeFilterValue(k)})`).join('')})(!(svcId=${escapeFilterValue(write.uniqueId)})))`;
+    const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter, attributes: ['svcKey'] });
+    const held = new Set(searchEntries.flatMap((e) => valuesOf(e.svcKey as string | string[])));
+    const taken = keys.filter((k) => held.has(k));
+    // The uniqueId's own key is taken by a differently spelt entry (same DN) even without svcKey.
+    return keysTaken(taken.length ? taken : [`login:${write.uniqueId.toLowerCase()}`]);
+  }
+
+  async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
+    const at = this.now();
+    return this.run(async (client) => {
+      const attributes = this.entryAttributes(context, write, 1, at, at);
+      const entry = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v.length));
+      try {
+        await client.add(this.dnOf(context, write.uniqueId), { objectClass: this.settings.objectClasses, ...entry });
+      } catch (error) {
+        if (code(error) === ALREADY_EXISTS || code(error) === CONSTRAINT_VIOLATION) throw await this.conflict(client, context, write, true);
+        throw error;
+      }
+      return { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version: 1, created: at, modified: at };
+    }).then((created) => this.clean(context, created));
+  }
+
+  /** The subject as a read gives it back (values the directory cannot hold dropped). */
+  private clean(context: string, subject: StoredSubject): StoredSubject {
+    const shape = this.shape(context);
+    const attributes: Attributes = {};
+    for (const [name, value] of Object.entries(subject.attributes)) {
+      if (!shape.attributes.includes(name)) continue;
+      const values = valuesOf(value).filter((v) => v !== '');
+      if (values.length) attributes[name] = shape.multivalued.has(name) ? values : values[0];
+    }
+    return { ...subject, attributes };
+  }
+
+  async get(context: string, uniqueId: string): Promise<StoredSubject | undefined> {
+    return this.run(async (client) => (await this.readEntry(client, context, uniqueId))?.subject);
+  }
+
+  async exists(context: string, uniqueId: string): Promise<boolean> {
+    return (await this.get(context, uniqueId)) !== undefined;
+  }
+
+  /**
+   * `login:x`: the entry whose svcKey claims it, or (an entry svc has not written yet) whose id or
+   * login attribute has the value x; `unique:…`: the svcKey alone. Two entries answering is no answer.
+   */
+  async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {
+    const shape = this.shape(context);
+    const clauses = [`(svcKey=${escapeFilterValue(key)})`];
+    if (key.startsWith('login:')) {
+      const value = escapeFilterValue(key.slice('login:'.length));
+      if (value === '') return undefined;
+      for (const name of ['uniqueId', ...shape.loginAttributes]) clauses.push(`(${this.attribute(name)}=${value})`);
+    }
+    return this.run(async (client) => {
+      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(|${clauses.join('')})`, attributes: this.readAttributes(context) });
+      return searchEntries.length === 1 ? this.toRead(context, searchEntries[0]).subject : undefined;
+    });
+  }
+
+  /**
+   * A modify conditioned on the entryCSN read just before (RFC 4528): of two writers that read the
+   * same entry, the directory lets one through and answers assertionFailed to the other.
+   */
+  async update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject> {
+    return this.run(async (client) => {
+      for (let attempt = 1; ; attempt++) {
+        const current = await this.readEntry(client, context, write.uniqueId);
+        if (!current) throw new NotFound(`subject ${write.uniqueId} not found in ${context}`);
+        if (expectedVersion !== undefined && current.subject.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
+        const version = current.subject.version + 1;
+        const modified = this.now();
+        try {
+          await this.modify(client, context, current, write, version, current.subject.created, modified);
+          return this.clean(context, { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version, created: current.subject.created, modified });
+        } catch (error) {
+          if (code(error) === CONSTRAINT_VIOLATION) throw await this.conflict(client, context, write, false);
+          if (code(error) !== ASSERTION_FAILED) throw error;
+          if (expectedVersion !== undefined) throw new PreconditionFailed('the subject has changed');
+          if (attempt === MAX_RETRIES) throw new PreconditionFailed('the subject kept changing');
+        }
+      }
+    });
+  }
+
+  private async modify(client: DirectoryClient, context: string, current: Read, write: SubjectWrite, version: number, created: string, modified: string): Promise<void> {
+    const attributes = this.entryAttributes(context, write, version, created, modified);
+    const changes = Object.entries(attributes).map(([type, values]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) }));
+    const assertion = new AssertionControl(new EqualityFilter({ attribute: 'entryCSN', value: current.csn }));
+    await client.modify(current.dn, changes, assertion);
+  }
+
+  async delete(context: string, uniqueId: string): Promise<boolean> {
+    return this.run(async (client) => {
+      const current = await this.readEntry(client, context, uniqueId);
+      if (!current) return false;
+      try {
+        await client.del(current.dn);
+        return true;
+      } catch (error) {
+        if (code(error) === NO_SUCH_OBJECT) return false;
+        throw error;
+      }
+    });
+  }
+
+  /** A sorted window of the context's entries matching `filter`, with the number of all matches. */
+  private async window(client: DirectoryClient, context: string, filter: string, target: { offset: number } | { from: string }, size: number): Promise<{ entries: Entry[]; total: number }> {
+    const sort = new ServerSideSortingRequestControl({ value: { attributeType: 'svcId' }, critical: true });
+    const vlv = new VlvRequestControl(Math.max(size - 1, 0), target);
+    const result = await client.searchWithControls(this.contextDN(context), { scope: 'one', filter, attributes: this.readAttributes(context) }, [sort, vlv]);
+    // A window past the end (result 76, offsetRangeError) is empty; its VLV response still counts.
+    const total = result.vlv?.contentCount ?? result.entries.length;
+    return { entries: result.status === 0 ? result.entries.slice(0, size) : [], total };
+  }
+
+  private baseFilter(): string {
+    return `(${this.settings.idAttribute}=*)`;
+  }
+
+  async search(context: string, query: SearchQuery): Promise<SearchPage> {
+    const clauses = [this.baseFilter()];
+    if (query.filter) clauses.push(filterToLdap(query.filter, this.attribute));
+    if (query.text) {
+      const prefix = escapeFilterValue(query.text.prefix);
+      clauses.push(`(|${query.text.attributes.map((name) => `(${this.attribute(name)}=${prefix}*)`).join('')})`);
+    }
+    const filter = `(&${clauses.join('')})`;
+    return this.run(async (client) => {
+      const { entries, total } = await this.window(client, context, filter, { offset: query.offset + 1 }, Math.max(query.quantity, 1));
+      if (query.offset >= total || query.quantity === 0) return { results: [], total };
+      return { results: entries.map((e) => this.toRead(context, e).subject), total };
+    });
+  }
+
+  async list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]> {
+    return this.run(async (client) => {
+      const target = after === undefined ? { offset: 1 } : { from: after };
+      const { entries } = await this.window(client, context, this.baseFilter(), target, limit + 1);
+      return entries
+        .map((e) => this.toRead(context, e).subject)
+        .filter((s) => after === undefined || s.uniqueId > after)
+        .slice(0, limit);
+    });
+  }
+
+  async count(context: string): Promise<number> {
+    return this.run(async (client) => (await this.window(client, context, this.baseFilter(), { offset: 1 }, 1)).total);
+  }
+
+  /**
+   * The directory has no transactions: every conflict (an id that exists without `replace`, a key
+   * held by another entry or twice in the batch) is looked for before anything is written, so a
+   * refused import writes nothing. A directory failing half-way leaves the subjects written so far.
+   */
+  async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
+    await this.run(async (client) => {
+      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: this.baseFilter(), attributes: ['svcId', this.settings.idAttribute, 'svcKey'] });
+      const existing = new Map<string, string>();
+      const holders = new Map<string, string>();
+      for (const entry of searchEntries) {
+        const id = valuesOf((entry.svcId ?? entry[this.settings.idAttribute]) as string | string[])[0] ?? '';
+        existing.set(id.toLowerCase(), id);
+        for (const key of valuesOf(entry.svcKey as string | string[])) holders.set(key, id);
+      }
+      const batch = new Map(subjects.map((s) => [s.write.uniqueId, s]));
+      for (const { write } of subjects) {
+        const same = existing.get(write.uniqueId.toLowerCase());
+        if (same !== undefined && (!options.replace || same !== write.uniqueId)) throw importConflict(write.uniqueId, new Conflict(`subject ${write.uniqueId} exists`));
+        for (const key of new Set(write.keys)) {
+          const holder = holders.get(key);
+          // A key held by an entry this import replaces is free unless that entry keeps it.
+          const freed = holder !== undefined && holder !== write.uniqueId && options.replace && batch.has(holder) && !batch.get(holder)!.write.keys.includes(key);
+          if (holder !== undefined && holder !== write.uniqueId && !freed) throw importConflict(write.uniqueId, keysTaken([key]));
+          holders.set(key, write.uniqueId);
+        }
+      }
+      let done = 0;
+      for (const { write, created, modified } of subjects) {
+        const current = existing.has(write.uniqueId.toLowerCase()) ? await this.readEntry(client, context, write.uniqueId) : undefined;
+        if (current) await this.modify(client, context, current, write, current.subject.version + 1, created, modified);
+        else {
+          const entry = Object.fromEntries(Object.entries(this.entryAttributes(context, write, 1, created, modified)).filter(([, v]) => v.length));
+          await client.add(this.dnOf(context, write.uniqueId), { objectClass: this.settings.objectClasses, ...entry });
+        }
+        if (++done % 1000 === 0) options.onProgress?.(done);
+      }
+      options.onProgress?.(subjects.length);
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.pool.with((client) => client.search(this.settings.baseDN, { scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] }));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The store contract on the LDAP directory store against a real OpenLDAP (test/ldap/slapd.sh: its
+ * own slapd on a spare port, with the unique, sssvlv and ppolicy overlays), minus the password-hash
+ * checks SPEC 13 exempts, and what is the directory's own: the filter reaching the directory
+ * escaped, the password-policy limit, an unreachable directory. Without slapd the suite is skipped
+ * (or fails under SVC_TEST_REQUIRE_ALL=1).
+ */
+import { Client } from 'ldapts';
+import { ServiceUnavailable } from '../../common/src/errors';
+import { buildConfig } from '../../server/src/config/load';
+import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { LdapSubjectStore, ldapShapes } from '../../server/src/subjects/ldap-store';
+import type { SubjectStore } from '../../server/src/subjects/store';
+import { TEST_CREDENTIALS } from '../helpers/core-server';
+import { slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
+import { describeWithService } from '../helpers/services';
+import { subjectStoreContract } from './store-contract';
+
+jest.setTimeout(60_000);
+
+const SYSTEM_HASH = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
+const config = buildConfig(demoConfigDocument({ credentials: TEST_CREDENTIALS, systemPasswordHash: SYSTEM_HASH, dataDir: '/nonexistent', host: '127.0.0.1', port: 0 }), {});
+const shapes = ldapShapes(config.contexts);
+const CONTEXTS = ['employees', 'customers'];
+
+describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
+  let slapd: Slapd;
+  const opened: SubjectStore[] = [];
+  const storeOn = async (more = {}) => {
+    const store = new LdapSubjectStore(slapd.settings(more), shapes);
+    opened.push(store);
+    return store;
+  };
+  beforeAll(() => {
+    slapd = startSlapd({ contexts: CONTEXTS });
+  });
+  afterAll(() => slapd?.stop());
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  describe('the store contract', () => {
+    subjectStoreContract({
+      make: async () => {
+        await slapd.clear(CONTEXTS);
+        const store = await storeOn();
+        await store.open!();
+        return store;
+      },
+      twin: async () => {
+        const twin = await storeOn();
+        await twin.open!();
+        return twin;
+      },
+      passwordsElsewhere: true,
+    });
+  });
+
+  describe('what is the directory’s own', () => {
+    beforeEach(() => slapd.clear(CONTEXTS));
+
+    it('entries are where SPEC 13 says: uid=<id>,ou=<context>,<baseDN>, svc’s attributes mapped, no password', async () => {
+      const store = await storeOn();
+      await store.create('employees', { uniqueId: 'a+b', attributes: { mail: 'ab@x.org', familyName: 'Berg', roles: ['user', 'admin'] }, keys: ['login:a+b', 'login:ab@x.org', 'unique:mail:ab@x.org'], indexed: [] });
+      const admin = new Client({ url: slapd.url });
+      await admin.bind(slapd.adminDN, slapd.adminPassword);
+      const { searchEntries } = await admin.search(`uid=a\\+b,ou=employees,${slapd.baseDN}`, { scope: 'base', attributes: ['*'] });
+      await admin.unbind();
+      expect(searchEntries[0]).toMatchObject({ uid: 'a+b', sn: 'Berg', mail: 'ab@x.org', svcRole: ['user', 'admin'], svcId: 'a+b', svcVersion: '1' });
+      expect(searchEntries[0].objectClass).toEqual(['account', 'svcSubject']);
+    });
+
+    it('a maxFailures at or above the directory’s pwdMaxFailure (5 here) is refused at open', async () => {
+      const fine = await storeOn({ maxFailures: 4 });
+      await expect(fine.open!()).resolves.toBeUndefined();
+      expect(fine.directoryMaxFailure).toBe(5);
+      await expect((await storeOn({ maxFailures: 5 })).open!()).rejects.toThrow(/maxFailures \(5\) must be below the directory's pwdMaxFailure \(5\)/);
+    });
+
+    it('an unreachable directory answers 503 and ping false', async () => {
+      const store = await storeOn({ url: 'ldap://127.0.0.1:1', connectTimeoutMs: 500 });
+      await expect(store.ping()).resolves.toBe(false);
+      await expect(store.get('employees', 'bob')).rejects.toBeInstanceOf(ServiceUnavailable);
+    });
+  });
+});
