@@ -72,7 +72,8 @@ export function startSlapd(options: { tls?: boolean; contexts?: string[] } = {})
         for (const context of contexts) {
           const base = `ou=${context},${slapd.baseDN}`;
           const { searchEntries } = await client.search(base, { scope: 'one', filter: '(objectClass=*)', attributes: ['1.1'] }).catch(() => ({ searchEntries: [] }));
-          await Promise.all(searchEntries.map((e) => client.del(e.dn)));
+          // In batches: slapd drops a connection with too many operations pending.
+          for (let i = 0; i < searchEntries.length; i += 50) await Promise.all(searchEntries.slice(i, i + 50).map((e) => client.del(e.dn)));
         }
       } finally {
         await client.unbind();

@@ -70,7 +70,7 @@ olcTLSCertificateKeyFile: $dir/key.pem"
 fi
 
 unique_uris=""
-for c in $contexts; do unique_uris="${unique_uris}olcUniqueURI: ldap:///ou=$c,$SUFFIX?svcKey?sub
+for c in $contexts; do unique_uris="${unique_uris}olcUniqueURI: serialize ldap:///ou=$c,$SUFFIX?svcKey?sub
 "; done
 
 cat >"$dir/config.ldif" <<EOF

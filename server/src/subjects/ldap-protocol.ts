@@ -105,7 +105,6 @@ interface ClientInternals {
   _ensureConnected(): Promise<void>;
   _nextMessageId(): number;
   _send(message: SearchRequest): Promise<{ status: number; errorMessage: string; searchEntries: Array<{ toObject(a: string[], b: string[]): Entry }> } | undefined>;
-  messageDetailsByMessageId: Map<string, { controls?: Control[] }>;
 }
 
 /** An ldapts client with a search that also returns the VLV response control. */
@@ -132,9 +131,9 @@ export class DirectoryClient extends Client {
     });
     const vlv = new VlvResponseControl();
     const sent = internals._send(request);
-    // The parser looks for controls it does not know among the request's details: the VLV response is one.
-    const details = internals.messageDetailsByMessageId.get(String(request.messageId));
-    if (details) details.controls = [vlv];
+    // ldapts parses a response control it does not know into the request's control of the same type.
+    // _send has written the request already, so the VLV response joins the request's list unsent.
+    (request.controls ??= []).push(vlv);
     const result = await sent;
     if (!result) throw StatusCodeParser.parse(result);
     if (result.status !== 0 && !(result.status === 76 && vlv.result >= 0)) throw StatusCodeParser.parse(result as never);

@@ -1,4 +1,4 @@
-import { Attribute, Change, EqualityFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
+import { AndFilter, Attribute, Change, EqualityFilter, OrFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
 import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
 import type { ContextConfig, LdapSettings } from '../config/types';
@@ -316,7 +316,16 @@ export class LdapSubjectStore implements SubjectStore {
   private async modify(client: DirectoryClient, context: string, current: Read, write: SubjectWrite, version: number, created: string, modified: string): Promise<void> {
     const attributes = this.entryAttributes(context, write, version, created, modified);
     const changes = Object.entries(attributes).map(([type, values]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) }));
-    const assertion = new AssertionControl(new EqualityFilter({ attribute: 'entryCSN', value: current.csn }));
+    const assertion = new AssertionControl(
+      new OrFilter({
+        filters: [
+          new EqualityFilter({ attribute: 'entryCSN', value: current.csn }),
+          // slapo-unique's own search (when svcKey changes) inherits the control and is checked at
+          // its domain's base, ou=<context>: that entry passes, and no subject entry is one.
+          new AndFilter({ filters: [new EqualityFilter({ attribute: 'objectClass', value: 'organizationalUnit' }), new EqualityFilter({ attribute: 'ou', value: context })] }),
+        ],
+      }),
+    );
     await client.modify(current.dn, changes, assertion);
   }
 
