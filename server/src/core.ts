@@ -7,7 +7,7 @@ import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
 import { createLogger, type Logger } from '../../common/src/log';
-import { lockoutLimits, type LockoutStore } from './login/lockout-store';
+import { coreLockoutLimits, type LockoutStore } from './login/lockout-store';
 import { MemoryLockoutStore } from './login/memory-lockout-store';
 import { Metrics } from './metrics';
 import { PasswordHasher } from './passwords/password-hasher';
@@ -80,7 +80,7 @@ export class Core {
     const store: SessionStore = options.sessionStore ?? createSessionStore(config, this.now);
     this.nonces = store;
     this.sessionStore = store;
-    const limits = () => lockoutLimits(this.config.global);
+    const limits = () => coreLockoutLimits(this.config);
     this.lockout = store.lockoutStore?.(limits, this.now) ?? new MemoryLockoutStore(limits, this.now);
     this.sessions = new SessionManager({
       store,

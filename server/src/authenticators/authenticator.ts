@@ -55,4 +55,10 @@ export interface Authenticator {
    * undefined for: the login then skips it and spends that computation only when the login fails.
    */
   resolveName?(user: string): Promise<Principal | undefined>;
+  /**
+   * The work one failure of this password authenticator costs, spent without verifying anything
+   * (a login that skips it, or is locked, spends this so that every failure costs the same): a
+   * dummy hash computation by default; a bind's worth of directory round trip for an ldap context.
+   */
+  spendFailure?(password: string): Promise<void>;
 }

@@ -11,6 +11,10 @@ import { contextOf, findLoginSubject } from './subject-lookup';
  * attribute (seed 2.3, 5.1.6). Every attempt costs exactly one hash computation, whether the user
  * is unknown, disabled, has no usable hash or gave a wrong password, so neither the answer nor the
  * work done tells them apart.
+ *
+ * On a context whose store keeps the passwords (ldap, SPEC 13) the password is checked by a bind as
+ * the subject's DN on a fresh connection, never with an empty password; every failure that makes no
+ * bind (unknown, disabled, empty) spends a fresh connection and one round trip instead (spendFailure).
  */
 export class UserPassServiceAuthenticator implements Authenticator {
   readonly kind = 'UserPass';
@@ -35,6 +39,14 @@ export class UserPassServiceAuthenticator implements Authenticator {
     const password = request.credentials.get('password') ?? '';
     const { hasher, subjects } = this.deps;
     const { found } = await findLoginSubject(subjects, this.contextId, user);
+    const directory = subjects.directoryPasswords(this.contextId);
+    if (directory) {
+      if (!found || password === '') {
+        await directory.spend();
+        return null;
+      }
+      return (await directory.verify(this.contextId, found.principal.uniqueId, password)) ? { principal: found.principal, level: 2 } : null;
+    }
     const attribute = subjects.context(this.contextId).config.definition.password;
     const hash = found && attribute ? valuesOf(found.subject.attributes[attribute])[0] : undefined;
     if (!found || hash === undefined) {
@@ -53,6 +65,12 @@ export class UserPassServiceAuthenticator implements Authenticator {
     if (!verdict.ok) return null;
     if (verdict.needsRehash) await this.upgrade(found.principal, password);
     return { principal: found.principal, level: 2 };
+  }
+
+  async spendFailure(password: string): Promise<void> {
+    const directory = this.deps.subjects.directoryPasswords(this.contextId);
+    if (directory) await directory.spend();
+    else await this.deps.hasher.verifyDummy(password);
   }
 
   /** Re-hashes with the configured parameters; a failure here must not fail the login. */

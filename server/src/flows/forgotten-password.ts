@@ -172,8 +172,7 @@ export class ForgottenPassword {
     const { subject } = target.usable;
     checkPasswordPolicy(password, { userId: subject.uniqueId, attributes: subject.attributes });
     if (!(await this.markers.consume(target.key, state.reset))) throw new InvalidRequest('answer the questions of this subject first, in this session');
-    const hash = await this.core.hasher.hash(password);
-    await this.core.subjects.setPasswordHash(contextId, subject.uniqueId, hash);
+    await this.core.subjects.setPassword(contextId, subject.uniqueId, password);
     await this.core.endSubjectSessions(contextId, subject.uniqueId, 'password');
     this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: target.key, session: flow.session.handle });
     return { result: undefined, cookieValue: await this.keep(flow, undefined) };

@@ -34,18 +34,34 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   // The guess takes its place in the lockout counters before it is verified, as a login's does.
   const reservation = await core.lockout.reserve([key], change.peer);
   if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
-  const verdict = hash === undefined || reservation.locked ? await core.hasher.verifyDummy(change.oldPassword) : await core.hasher.verify(hash, change.oldPassword);
-  if (!verdict.ok) {
+  const ok = await verifyOld(core, contextId, uniqueId, hash, change.oldPassword, reservation.locked);
+  if (!ok) {
     core.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
     for (const lock of reservation.started) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: key, peer: change.peer });
     throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
   }
   await core.lockout.release(reservation, key);
   checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
-  const newHash = await core.hasher.hash(change.newPassword);
-  await core.subjects.setPasswordHash(contextId, uniqueId, newHash);
+  await core.subjects.setPassword(contextId, uniqueId, change.newPassword);
   core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
   await core.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
+}
+
+/**
+ * The old password checked as a login checks it: against the hash, or by a bind for a directory
+ * (never with an empty password); a locked subject costs the same and is refused.
+ */
+async function verifyOld(core: Core, contextId: string, uniqueId: string, hash: string | undefined, password: string, locked: boolean): Promise<boolean> {
+  const directory = core.subjects.directoryPasswords(contextId);
+  if (directory) {
+    if (locked || password === '') {
+      await directory.spend();
+      return false;
+    }
+    return directory.verify(contextId, uniqueId, password);
+  }
+  const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(password) : await core.hasher.verify(hash, password);
+  return verdict.ok;
 }
 
 /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */

@@ -22,7 +22,7 @@
  * (`SessionStore.lockoutStore`); core.ts picks it. A store that cannot answer throws ServiceUnavailable:
  * a login then fails closed (503), it never skips the check.
  */
-import type { GlobalConfig } from '../config/types';
+import type { GlobalConfig, SvcConfig } from '../config/types';
 
 export interface LockoutLimits {
   /** Seconds. */
@@ -99,6 +99,19 @@ export interface LockoutStore {
 /** The limits as configured now (read at each use, so a reload applies). */
 export function lockoutLimits(g: GlobalConfig): LockoutLimits {
   return { window: g['lockout.window'], duration: g['lockout.duration'], pairFailures: g['lockout.pairFailures'], subjectFailures: g['lockout.subjectFailures'], addressFailures: g['lockout.addressFailures'] };
+}
+
+/**
+ * The limits a core applies: with a context on `ldap`, the per-subject ones (pair and subject) are at
+ * most `stores.ldap.maxFailures`, which start refuses at or above the directory's `pwdMaxFailure`:
+ * svc locks a subject before the directory would lock the account, so svc cannot be used to lock
+ * directory accounts. (It applies to every context of that configuration: the counters are shared.)
+ */
+export function coreLockoutLimits(config: SvcConfig): LockoutLimits {
+  const limits = lockoutLimits(config.global);
+  const ldap = config.stores.ldap;
+  if (!ldap || !config.contexts.some((c) => c.store === 'ldap')) return limits;
+  return { ...limits, pairFailures: Math.min(limits.pairFailures, ldap.maxFailures), subjectFailures: Math.min(limits.subjectFailures, ldap.maxFailures) };
 }
 
 /** Seconds until a throttled address is free: when the oldest of its last `limit` attempts leaves the window. */

@@ -130,10 +130,10 @@ export class LoginService {
     // A password authenticator that does not know the name cannot succeed: it is not tried, and the
     // one computation it would have spent is spent only if the login fails (below). So a success costs
     // one computation, and every failure as many as the client has password authenticators.
-    let owed = 0;
+    const owed: Authenticator[] = [];
     for (const { id, a } of authenticators) {
       if (isPasswordAuthenticator(a) && (await names.resolve(a)) === undefined) {
-        owed++;
+        owed.push(a);
         continue;
       }
       const result = await a.authenticate(request);
@@ -151,7 +151,10 @@ export class LoginService {
       };
       return { session, audit };
     }
-    for (let i = 0; i < owed; i++) await core.hasher.verifyDummy(request.credentials.get('password') ?? '');
+    // A user name with an empty password reaches no password authenticator (nothing is verified, no
+    // bind is made), yet fails at the cost a wrong password would have had.
+    if (user !== undefined && !request.credentials.has('password')) owed.push(...this.passwordAuthenticators(client));
+    for (const a of owed) await this.spendFailure(a, request.credentials.get('password') ?? '');
     this.fail({ ...audit, subject }, authenticators.length ? 'rejected' : 'no_authenticator');
     this.auditLocks(reservation, input.peer);
     throw new LoginFailed('Login failed.');
@@ -212,7 +215,21 @@ export class LoginService {
    */
   private async spendLikeFailure(authenticators: Authenticator[], request: AuthenticationRequest): Promise<void> {
     const password = request.credentials.get('password') ?? '';
-    for (const a of authenticators) if (a.kind === 'UserPass') await this.core.hasher.verifyDummy(password);
+    for (const a of authenticators) if (a.kind === 'UserPass') await this.spendFailure(a, password);
+  }
+
+  /** One failure's work of a password authenticator: its own (a directory round trip) or a dummy hash. */
+  private async spendFailure(a: Authenticator, password: string): Promise<void> {
+    if (a.spendFailure) await a.spendFailure(password);
+    else await this.core.hasher.verifyDummy(password);
+  }
+
+  /** The client's password authenticators (UserPass that resolve names), in order. */
+  private passwordAuthenticators(client: ClientConfig): Authenticator[] {
+    return client.authenticators.flatMap((id) => {
+      const a = this.core.authenticator(id);
+      return a && isPasswordAuthenticator(a) ? [a] : [];
+    });
   }
 
   private fail(audit: Record<string, string | undefined>, reason: string): void {

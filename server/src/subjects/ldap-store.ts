@@ -3,6 +3,7 @@ import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } 
 import type { Logger } from '../../../common/src/log';
 import type { ContextConfig, LdapSettings } from '../config/types';
 import { escapeDnValue, escapeFilterValue, filterToLdap, ldapAttributeOf } from './filter/to-ldap';
+import { LdapPasswords } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
@@ -84,12 +85,11 @@ export class LdapSubjectStore implements SubjectStore {
   ) {
     this.pool = new LdapPool(settings, options.log);
     this.attribute = ldapAttributeOf(settings.idAttribute, settings.attributeMap);
+    this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.dnOf(context, uniqueId), options.log);
   }
 
-  /** The pool, for password checks and changes (ldap-passwords.ts). */
-  get connections(): LdapPool {
-    return this.pool;
-  }
+  /** The subjects' passwords: in the directory, checked by binds, written by password modify. */
+  readonly passwords: LdapPasswords;
 
   /**
    * Creates each context's `ou` when missing, and refuses a `maxFailures` at or above the

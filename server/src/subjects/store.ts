@@ -42,12 +42,27 @@ export interface ImportOptions {
 }
 
 /**
+ * Passwords a store keeps outside svc (an LDAP directory, SPEC 13): checked and written there, never
+ * hashed by svc. `subject-service.ts` and the password endpoints go through it when a store has it.
+ */
+export interface DirectoryPasswords {
+  /** Whether the directory accepts `password` for the subject now (its policy and lockout included). */
+  verify(context: string, uniqueId: string, password: string): Promise<boolean>;
+  /** The cost of a refused check, spent without checking anything (uniform cost of login failures). */
+  spend(): Promise<void>;
+  /** Writes a new password; the directory's policy refusing it is WeakPassword with its reason. */
+  set(context: string, uniqueId: string, password: string): Promise<void>;
+}
+
+/**
  * One interface, one file per variant (memory-store.ts, sqlite-store.ts, postgres-store.ts).
  * Uniqueness of `keys` is enforced by the store itself (Conflict); `expectedVersion` gives If-Match
  * (PreconditionFailed). test/subjects/store-contract.ts is the behaviour every variant must have.
  */
 export interface SubjectStore {
   readonly kind: string;
+  /** Present when the store keeps passwords itself (ldap): svc then stores no password hash. */
+  readonly passwords?: DirectoryPasswords;
   /** Prepares the store before serving (PostgreSQL: the schema check or migration); stores that need nothing leave it out. */
   open?(): Promise<void>;
   create(context: string, write: SubjectWrite): Promise<StoredSubject>;

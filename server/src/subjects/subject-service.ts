@@ -4,7 +4,7 @@ import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import { checkAttributes, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
 import { parseFilter } from './filter/parse';
-import type { SearchPage, SubjectStore, SubjectWrite } from './store';
+import type { DirectoryPasswords, SearchPage, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
 import { assertSubjectId } from './subject-id';
 
@@ -73,8 +73,16 @@ export class SubjectService {
     Object.assign(attributes, checked);
     const missing = missingRequired(config, attributes);
     if (missing.length) throw new InvalidAttributes('required attributes are missing', { errors: missing });
-    await this.protectSecrets(config, id, attributes, checked);
-    return store.create(contextId, this.toWrite(config, id, attributes));
+    const password = await this.protectSecrets(config, id, attributes, checked, store);
+    const created = await store.create(contextId, this.toWrite(config, id, attributes));
+    if (password !== undefined && store.passwords) {
+      // The directory's own policy may still refuse it: then the subject is not created either.
+      await store.passwords.set(contextId, id, password).catch(async (error: unknown) => {
+        await store.delete(contextId, id);
+        throw error;
+      });
+    }
+    return created;
   }
 
   async read(contextId: string, uniqueId: string): Promise<StoredSubject> {
@@ -97,10 +105,16 @@ export class SubjectService {
     writer: Writer,
     expectedVersion?: number,
   ): Promise<StoredSubject> {
-    const { config } = this.context(contextId);
+    const { config, store } = this.context(contextId);
     const current = await this.read(contextId, uniqueId);
     if (expectedVersion !== undefined && current.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
     const checked = checkAttributes(config, input, writer, false);
+    const given = config.definition.password === undefined ? undefined : checked[config.definition.password];
+    if (store.passwords && typeof given === 'string') {
+      // First, so that a password the directory refuses leaves the subject as it was.
+      checkPasswordPolicy(given, { userId: uniqueId, attributes: { ...current.attributes, ...checked } });
+      await store.passwords.set(contextId, uniqueId, given);
+    }
     // Secrets are hashed on the first merge only; a merge again reuses the hashes.
     let hashes: Attributes | undefined;
     const { before, after } = await this.rewrite(contextId, current, expectedVersion, async (attributes) => {
@@ -109,7 +123,7 @@ export class SubjectService {
         else attributes[name] = value;
       }
       if (hashes) return Object.assign(attributes, hashes);
-      await this.protectSecrets(config, uniqueId, attributes, checked);
+      await this.protectSecrets(config, uniqueId, attributes, checked, store);
       const secrets = [config.definition.password, config.forgottenPassword.answersAttribute].filter(
         (name): name is string => name !== undefined && checked[name] !== undefined && checked[name] !== null,
       );
@@ -128,6 +142,21 @@ export class SubjectService {
    * upgrades use it). Which sessions end is the caller's decision: a reset ends all, an own change
    * keeps the caller's, an upgrade none.
    */
+  /**
+   * A new password (already through the policy): hashed into `definition.password`, or, for a store
+   * that keeps passwords itself (ldap), written there. Which sessions end is the caller's decision.
+   */
+  async setPassword(contextId: string, uniqueId: string, password: string): Promise<void> {
+    const { store } = this.context(contextId);
+    if (store.passwords) return store.passwords.set(contextId, uniqueId, password);
+    await this.setPasswordHash(contextId, uniqueId, await this.hasher.hash(password));
+  }
+
+  /** The directory that keeps this context's passwords, if it is not svc (SPEC 13). */
+  directoryPasswords(contextId: string): DirectoryPasswords | undefined {
+    return this.context(contextId).store.passwords;
+  }
+
   async setPasswordHash(contextId: string, uniqueId: string, hash: string): Promise<void> {
     const name = this.context(contextId).config.definition.password;
     if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
@@ -180,16 +209,25 @@ export class SubjectService {
     return store.findByKey(contextId, `login:${fold(name)}`);
   }
 
-  private async protectSecrets(config: ContextConfig, uniqueId: string, attributes: Attributes, given: Record<string, unknown>): Promise<void> {
+  /**
+   * Hashes the password and answers given. A store that keeps passwords itself gets no password
+   * attribute: the password (policy-checked) is returned for the caller to write there.
+   */
+  private async protectSecrets(config: ContextConfig, uniqueId: string, attributes: Attributes, given: Record<string, unknown>, store: SubjectStore): Promise<string | undefined> {
     const password = config.definition.password;
+    let plain: string | undefined;
     if (password && typeof given[password] === 'string') {
       checkPasswordPolicy(given[password] as string, { userId: uniqueId, attributes });
-      attributes[password] = await this.hasher.hash(given[password] as string);
+      if (store.passwords) {
+        plain = given[password] as string;
+        delete attributes[password];
+      } else attributes[password] = await this.hasher.hash(given[password] as string);
     }
     const answers = config.forgottenPassword.answersAttribute;
     if (config.forgottenPassword.enabled && Array.isArray(given[answers])) {
       attributes[answers] = await Promise.all((given[answers] as string[]).map((a) => this.hasher.hash(normaliseAnswer(a))));
     }
+    return plain;
   }
 
   /** The store's view of a write: uniqueness keys (login names, unique values) and folded search values. */
