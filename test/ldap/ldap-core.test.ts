@@ -1,0 +1,202 @@
+/**
+ * A core (and a gateway in front of it) whose contexts are on the LDAP store, against a real
+ * OpenLDAP (test/ldap/slapd.sh), seeded like the demo: directory users log in through the core and
+ * the gateway with the passwords the directory keeps; every kind of refused login is the same
+ * answer for the same work; If-Match races; LDAP injection in every field; the forgotten-password
+ * reset and an own password change go to the directory, whose own policy may refuse them.
+ */
+import type { RunningGateway } from '../../gateway/src/index';
+import type { DirectoryPasswords } from '../../server/src/subjects/store';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
+import { login } from '../helpers/login';
+import { describeWithService } from '../helpers/services';
+import { portalLogin, startCoreAndGateway, stopCoreAndGateway } from '../gateway/gateway-helpers';
+
+jest.setTimeout(60_000);
+
+const { users } = TEST_CREDENTIALS;
+
+describeWithService(slapdRequirement(), 'a core on the LDAP directory store', () => {
+  let slapd: Slapd;
+  let core: TestServer;
+  let gateway: RunningGateway;
+  let directory: DirectoryPasswords;
+  const dn = (id: string) => `uid=${id},ou=employees,${slapd.baseDN}`;
+  const subjects = () => `${core.baseUrl}/resources/contexts/employees/subjects`;
+
+  beforeAll(async () => {
+    slapd = startSlapd({ contexts: ['employees', 'customers'] });
+    ({ core, gateway } = await startCoreAndGateway({
+      core: {
+        configure: (doc) => {
+          for (const context of doc.contexts as Array<Record<string, unknown>>) context.store = 'ldap';
+          doc.stores = { ldap: slapd.settings() };
+        },
+      },
+    }));
+    directory = core.core.subjects.directoryPasswords('employees')!;
+  });
+  afterAll(async () => {
+    await stopCoreAndGateway({ core, gateway });
+    slapd?.stop();
+  });
+
+  /** A USER session cookie of `user` through the core's web client. */
+  async function session(user: string, password: string): Promise<string> {
+    const answer = await login(core.baseUrl, { clientid: 'svc-web', user, password });
+    expect(answer.status).toBe(200);
+    return `SVCSESSIONID=${answer.cookie!}`;
+  }
+
+  it('the demo’s users are directory entries whose passwords only the directory has', async () => {
+    expect(ldapwhoami(slapd.url, dn('bob'), users.bob)).toBe(true);
+    expect(ldapwhoami(slapd.url, dn('bob'), 'not-his-password')).toBe(false);
+    const bob = (await core.core.subjects.read('employees', 'bob'))!;
+    expect(bob.attributes.password).toBeUndefined();
+    expect(bob.attributes.passwordAnswers).toHaveLength(2);
+  });
+
+  it('a directory user logs in through the core, by uniqueId or mail, and through the gateway', async () => {
+    const byId = await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: users.bob });
+    expect(byId.status).toBe(200);
+    expect(byId.json).toMatchObject({ session: { type: 'USER', level: 2, principal: { uniqueId: 'bob', contextId: 'employees' } } });
+    const byMail = await login(core.baseUrl, { clientid: 'svc-web', user: 'ALICE@example.com', password: users.alice });
+    expect(byMail.json).toMatchObject({ session: { principal: { uniqueId: 'alice' } } });
+    const portal = await portalLogin(gateway, 'bob', users.bob, { visitor: 'visitor-bob' });
+    expect(portal.status).toBe(200);
+    expect(portal.json()).toMatchObject({ session: { principal: { uniqueId: 'bob', contextId: 'employees' }, level: 2 }, roles: ['user'] });
+  });
+
+  it('a wrong password, an empty password, an unknown user and a locked user: the same answer, one directory round trip per context each', async () => {
+    await core.core.subjects.create('employees', 'locky', { mail: 'locky@example.com', password: 'Locky-pass-123' }, 'admin');
+    // stores.ldap.maxFailures (3) caps the per-subject limit: three failures lock locky in svc.
+    for (let i = 0; i < 3; i++) expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'locky', password: `wrong-${i}-pass` })).status).toBe(401);
+    const verify = jest.spyOn(directory, 'verify');
+    const spend = jest.spyOn(directory, 'spend');
+    const cases: Array<[string, string, string]> = [
+      ['wrong password', 'bob', 'not-bobs-password'],
+      ['empty password', 'bob', ''],
+      ['unknown user', 'nobody', 'whatever-pass-1'],
+      ['locked user (right password)', 'locky', 'Locky-pass-123'],
+    ];
+    const answers: Array<{ status: number; body: unknown; work: number }> = [];
+    for (const [, user, password] of cases) {
+      verify.mockClear();
+      spend.mockClear();
+      const answer = await login(core.baseUrl, { clientid: 'svc-web', user, password });
+      const { instance: _instance, ...body } = answer.json ?? {};
+      answers.push({ status: answer.status, body, work: verify.mock.calls.length + spend.mock.calls.length });
+    }
+    // The empty password made no bind at all.
+    expect(verify.mock.calls.filter(([, , password]) => password === '')).toHaveLength(0);
+    verify.mockRestore();
+    spend.mockRestore();
+    for (const answer of answers) expect(answer).toEqual({ status: 401, body: answers[0].body, work: 2 });
+    expect(answers[0].body).toMatchObject({ code: 'login_failed' });
+    // svc locked locky; the directory did not (its pwdMaxFailure is 5): the account still binds.
+    expect(ldapwhoami(slapd.url, dn('locky'), 'Locky-pass-123')).toBe(true);
+  });
+
+  it('two concurrent If-Match updates: one 200, one 412', async () => {
+    const admin = await session('alice', users.alice);
+    const read = await fetch(`${subjects()}/bob`, { headers: { cookie: admin, accept: 'application/json' } });
+    const etag = read.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const put = (givenName: string) =>
+      fetch(`${subjects()}/bob`, {
+        method: 'PUT',
+        headers: { cookie: admin, 'content-type': 'application/json', accept: 'application/json', 'if-match': etag },
+        body: JSON.stringify({ subject: { attributes: { givenName } } }),
+      });
+    const statuses = (await Promise.all([put('One'), put('Two')])).map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 412]);
+  });
+
+  describe('LDAP injection matches nothing it should not', () => {
+    const HOSTILE = ['*', ')(', '\\00', '(|(uid=*))', '*)(uid=*', 'bob)(|(uid=*'];
+    let admin: string;
+    beforeAll(async () => {
+      admin = await session('alice', users.alice);
+    });
+    const search = async (query: string) => {
+      const answer = await fetch(`${subjects()}?${query}`, { headers: { cookie: admin, accept: 'application/json' } });
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { total: number; results: Array<{ uniqueId: string }> };
+    };
+
+    it.each(HOSTILE)('%s as a login name or a password logs nobody in', async (hostile) => {
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: hostile, password: users.bob })).status).toBe(401);
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: hostile })).status).toBe(401);
+    });
+
+    it.each(HOSTILE)('%s in a search, or as a value in each filter form, finds nothing', async (hostile) => {
+      expect((await search(`search=${encodeURIComponent(hostile)}`)).total).toBe(0);
+      for (const op of ['eq', 'co', 'sw', 'ew']) {
+        for (const attribute of ['uniqueId', 'mail', 'givenName', 'roles']) {
+          const filter = `${attribute} ${op} ${JSON.stringify(hostile)}`;
+          expect({ filter, total: (await search(`filter=${encodeURIComponent(filter)}`)).total }).toEqual({ filter, total: 0 });
+        }
+      }
+      // `ne` of a value nobody holds is everybody: nothing was dropped or widened.
+      const everybody = (await search('quantity=1000')).total;
+      expect((await search(`filter=${encodeURIComponent(`mail ne ${JSON.stringify(hostile)}`)}`)).total).toBe(everybody);
+    });
+
+    it('hostile values are stored as text and found only by themselves', async () => {
+      const created = await fetch(subjects(), {
+        method: 'POST',
+        headers: { cookie: admin, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ subject: { uniqueId: 'inj', attributes: { mail: 'inj@example.com', givenName: '*)(uid=*', familyName: '(|(uid=*))\\00' } } }),
+      });
+      expect(created.status).toBe(201);
+      const read = (await (await fetch(`${subjects()}/inj`, { headers: { cookie: admin, accept: 'application/json' } })).json()) as { subject: { attributes: Record<string, string> } };
+      expect(read.subject.attributes).toMatchObject({ givenName: '*)(uid=*', familyName: '(|(uid=*))\\00' });
+      expect((await search(`filter=${encodeURIComponent('givenName eq "*)(uid=*"')}`)).results.map((r) => r.uniqueId)).toEqual(['inj']);
+      expect((await search(`filter=${encodeURIComponent('familyName co "\\\\00"')}`)).results.map((r) => r.uniqueId)).toEqual(['inj']);
+      expect((await search(`search=${encodeURIComponent('*)(')}`)).results.map((r) => r.uniqueId)).toEqual(['inj']);
+    });
+
+    it('a hostile forgotten-password name gets the decoys of a name that does not exist', async () => {
+      for (const hostile of HOSTILE) {
+        const answer = await fetch(`${subjects()}/${encodeURIComponent(hostile)}/password/forgot`, { headers: { accept: 'application/json' } });
+        expect(answer.status === 400 || answer.status === 200).toBe(true);
+        if (answer.status === 200) expect(((await answer.json()) as { questions: string[] }).questions).toHaveLength(2);
+      }
+    });
+  });
+
+  it('the forgotten-password reset changes the password in the directory; its own policy refuses a password in its history', async () => {
+    let cookie = '';
+    const visit = async (method: string, body?: unknown) => {
+      const answer = await fetch(`${subjects()}/bob/password/forgot`, {
+        method,
+        headers: { cookie, 'content-type': 'application/json', accept: 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const set = answer.headers.get('set-cookie');
+      if (set) cookie = set.split(';')[0];
+      return answer;
+    };
+    // The injection attempts above spent bob's three tries (stores.ldap.maxFailures): an admin lifts his lock.
+    const admin = await session('alice', users.alice);
+    expect((await fetch(`${subjects()}/bob/lockout`, { method: 'DELETE', headers: { cookie: admin, accept: 'application/json' } })).status).toBe(204);
+    expect((await visit('GET')).status).toBe(200);
+    expect((await visit('PUT', { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(200);
+    expect((await visit('PUT', { password: 'Reset-bob-pass-7' })).status).toBe(204);
+    expect(ldapwhoami(slapd.url, dn('bob'), 'Reset-bob-pass-7')).toBe(true);
+    expect(ldapwhoami(slapd.url, dn('bob'), users.bob)).toBe(false);
+    expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: 'Reset-bob-pass-7' })).status).toBe(200);
+
+    // Back to the first password: svc's policy has nothing against it, the directory's history has.
+    const bob = await session('bob', 'Reset-bob-pass-7');
+    const change = await fetch(`${subjects()}/bob/password`, {
+      method: 'PUT',
+      headers: { cookie: bob, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ oldPassword: 'Reset-bob-pass-7', newPassword: users.bob }),
+    });
+    expect(change.status).toBe(400);
+    expect(await change.json()).toMatchObject({ code: 'weak_password', errors: [{ path: 'password', message: 'Password is in history of old passwords' }] });
+    expect(ldapwhoami(slapd.url, dn('bob'), 'Reset-bob-pass-7')).toBe(true);
+  });
+});
