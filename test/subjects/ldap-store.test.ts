@@ -77,6 +77,25 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       await expect((await storeOn({ maxFailures: 5 })).open!()).rejects.toThrow(/maxFailures \(5\) must be below the directory's pwdMaxFailure \(5\)/);
     });
 
+    it('StartTLS: with the directory’s CA the store works; without it, the certificate is refused', async () => {
+      const tls = startSlapd({ tls: true, contexts: CONTEXTS });
+      try {
+        const trusted = new LdapSubjectStore(tls.settings({ startTLS: true, caFile: tls.ca }), shapes);
+        opened.push(trusted);
+        await trusted.open();
+        await trusted.create('employees', { uniqueId: 'tls', attributes: {}, keys: ['login:tls'], indexed: [] });
+        await expect(trusted.exists('employees', 'tls')).resolves.toBe(true);
+        await expect(trusted.passwords.verify('employees', 'tls', 'no-password-set')).resolves.toBe(false);
+        const untrusted = new LdapSubjectStore(tls.settings({ startTLS: true }), shapes);
+        opened.push(untrusted);
+        await expect(untrusted.ping()).resolves.toBe(false);
+        await expect(untrusted.get('employees', 'tls')).rejects.toBeInstanceOf(ServiceUnavailable);
+      } finally {
+        await Promise.all(opened.splice(0).map((s) => s.close()));
+        tls.stop();
+      }
+    });
+
     it('an unreachable directory answers 503 and ping false', async () => {
       const store = await storeOn({ url: 'ldap://127.0.0.1:1', connectTimeoutMs: 500 });
       await expect(store.ping()).resolves.toBe(false);
