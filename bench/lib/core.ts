@@ -31,7 +31,7 @@ export async function settle(url: string): Promise<void> {
 }
 
 /** Runs `body` against a fresh core server process (servers/core.ts) on the given store (SQLite by default), stopped afterwards. */
-export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres'; nodeArgs?: string[] }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
+export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres' | 'ldap'; nodeArgs?: string[] }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
   const args = [...(options.subjects ? ['--subjects', String(options.subjects)] : []), ...(options.store ? ['--store', options.store] : [])];
   return withChild<CoreReady, R>(
     'servers/core',

@@ -6,6 +6,7 @@ import { check } from './check';
 import { create } from './create';
 import { gateway } from './gateway';
 import { gatewayRedis } from './gateway-redis';
+import { ldap } from './ldap';
 import { login } from './login';
 import { portal } from './portal';
 import { postgres } from './postgres';
@@ -19,4 +20,4 @@ import { soap } from './soap';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, create, hash, login, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, ldap, create, hash, login, sessionMemory];

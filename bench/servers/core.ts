@@ -3,10 +3,11 @@
  * credentials, on 127.0.0.1 port 0, in a temporary data directory, with the production password
  * parameters and request logging at `info` to a file (as a deployment would log).
  *
- *   node dist/bench/servers/core.js [--subjects N] [--store sqlite|postgres] [--log info|silent]
+ *   node dist/bench/servers/core.js [--subjects N] [--store sqlite|postgres|ldap] [--log info|silent]
  *
  * `--store postgres` puts both contexts in PostgreSQL (SVC_BENCH_PG_URL, default the local `test`
- * database), in a schema of its own that is dropped when the process stops.
+ * database), in a schema of its own that is dropped when the process stops. `--store ldap` puts
+ * them in a throwaway OpenLDAP of its own (test/ldap/slapd.sh), stopped with the process.
  *
  * Seeds alice (admin) and bob (user) like the demo, then N more subjects `user000000`… straight
  * through the store's importSubjects with one precomputed password hash. Gets a USER session for
@@ -16,6 +17,7 @@
  * Run with --expose-gc, it answers each SIGUSR2 with one more line, `MemoryReport`: the process's
  * memory after full garbage collections (the flood test compares it before and after a flood).
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +81,19 @@ async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void
   };
 }
 
+/** A throwaway slapd (test/ldap/slapd.sh, from the repository beside dist/) and `stores.ldap` on it. */
+function startDirectory(): { settings: Record<string, unknown>; stop: () => void } {
+  const script = join(__dirname, '..', '..', '..', 'test', 'ldap', 'slapd.sh');
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-slapd-'));
+  const started = spawnSync(script, ['start', dir], { encoding: 'utf8' });
+  if (started.status !== 0) throw new Error(`test/ldap/slapd.sh failed: ${started.stderr}`);
+  const env = Object.fromEntries(started.stdout.trim().split('\n').map((line) => line.split(/=(.*)/s).slice(0, 2)));
+  return {
+    settings: { url: env.SVC_LDAP_URL, bindDN: env.SVC_LDAP_BIND_DN, bindPassword: env.SVC_LDAP_BIND_PASSWORD, baseDN: env.SVC_LDAP_BASE_DN, objectClasses: ['account', 'svcSubject'], poolSize: 8 },
+    stop: () => void spawnSync(script, ['stop', dir]),
+  };
+}
+
 async function userSession(running: RunningServer, user: 'alice' | 'bob'): Promise<{ cookie: string; via: CoreReady['sessionVia'] }> {
   const cookieName = running.core.config.global['http.session.cookie.uniqueid'];
   const response = await fetch(`${running.baseUrl}/login`, {
@@ -111,7 +126,7 @@ async function main(): Promise<void> {
     options: { subjects: { type: 'string', default: '0' }, store: { type: 'string', default: 'sqlite' }, log: { type: 'string', default: 'info' } },
   });
   const count = Number(values.subjects);
-  if (values.store !== 'sqlite' && values.store !== 'postgres') throw new Error(`--store sqlite or postgres, not ${values.store}`);
+  if (values.store !== 'sqlite' && values.store !== 'postgres' && values.store !== 'ldap') throw new Error(`--store sqlite, postgres or ldap, not ${values.store}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const setupHasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await setupHasher.hash(BENCH_CREDENTIALS.users.svcadmin);
@@ -121,6 +136,11 @@ async function main(): Promise<void> {
     for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
     document.stores = { postgres: { url: postgres.url } };
   }
+  const directory = values.store === 'ldap' ? startDirectory() : undefined;
+  if (directory) {
+    for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'ldap';
+    document.stores = { ldap: directory.settings };
+  }
   const config = buildConfig(document, {});
   const logger =
     values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: pino.destination({ dest: join(dataDir, 'svc.log'), sync: false }) });
@@ -128,6 +148,7 @@ async function main(): Promise<void> {
   onStop(async () => {
     await running.close();
     await postgres?.drop();
+    directory?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
   await seedDemo(running.core, BENCH_CREDENTIALS);

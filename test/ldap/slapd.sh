@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway OpenLDAP server for the tests, the bench and .ci/run (never the system's own slapd).
+# A throwaway OpenLDAP server (no fsync: its data lives for one run) for the tests, the bench and .ci/run (never the system's own slapd).
 #
 #   test/ldap/slapd.sh start DIR [--tls] [--contexts "employees customers"]
 #       builds cn=config in DIR/config from LDIF (mdb database in DIR/db, suffix dc=svc,dc=test,
@@ -119,6 +119,7 @@ olcRootDN: cn=admin,$SUFFIX
 olcRootPW: $admin_pw
 olcDbDirectory: $dir/db
 olcDbMaxSize: 1073741824
+olcDbNoSync: TRUE
 olcDbIndex: objectClass eq
 olcDbIndex: uid,mail eq,sub
 olcDbIndex: svcId,svcKey eq

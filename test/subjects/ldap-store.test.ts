@@ -96,6 +96,13 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       }
     });
 
+    it('many sorted searches on a small pool never run out of the directory’s sort slots (olcSssVlvMaxPerConn 16)', async () => {
+      const store = await storeOn({ poolSize: 2 });
+      await store.create('employees', { uniqueId: 'one', attributes: {}, keys: ['login:one'], indexed: [] });
+      const pages = await Promise.all(Array.from({ length: 100 }, () => store.search('employees', { offset: 0, quantity: 10 })));
+      for (const page of pages) expect(page.total).toBe(1);
+    });
+
     it('an unreachable directory answers 503 and ping false', async () => {
       const store = await storeOn({ url: 'ldap://127.0.0.1:1', connectTimeoutMs: 500 });
       await expect(store.ping()).resolves.toBe(false);

@@ -34,6 +34,8 @@ export class VlvRequestControl extends Control {
   constructor(
     private readonly after: number,
     private readonly target: VlvTarget,
+    /** The contextID of the connection's previous VLV answer: the server reuses that sort's slot. */
+    private readonly context?: Buffer,
   ) {
     super(VlvRequestControl.type, { critical: true });
   }
@@ -51,6 +53,7 @@ export class VlvRequestControl extends Control {
     } else {
       value.writeString(this.target.from, 0x81);
     }
+    if (this.context?.length) value.writeBuffer(this.context, OCTET_STRING);
     value.endSequence();
     writer.writeBuffer(value.buffer, OCTET_STRING);
   }
@@ -62,16 +65,20 @@ export class VlvResponseControl extends Control {
   targetPosition = 0;
   contentCount = 0;
   result = -1;
+  context?: Buffer;
 
   constructor() {
     super(VlvResponseControl.type);
   }
 
   protected override parseControl(reader: BerReader): void {
-    if (reader.readSequence() === null) return;
+    const length = reader.readSequence();
+    if (length === null) return;
+    const end = reader.offset + length;
     this.targetPosition = reader.readInt() ?? 0;
     this.contentCount = reader.readInt() ?? 0;
     this.result = reader.readEnumeration() ?? -1;
+    if (reader.offset < end) this.context = reader.readString(OCTET_STRING, true) ?? undefined;
   }
 }
 
@@ -107,8 +114,24 @@ interface ClientInternals {
   _send(message: SearchRequest): Promise<{ status: number; errorMessage: string; searchEntries: Array<{ toObject(a: string[], b: string[]): Entry }> } | undefined>;
 }
 
+/**
+ * VLV searches a connection makes before it is replaced. OpenLDAP's sssvlv keeps each VLV sort's
+ * state for the connection's life (a request may continue it by its contextID) and refuses more than
+ * `olcSssVlvMaxPerConn` (16 by default) with "busy"; svc never continues a sort, so it retires the
+ * connection well before that.
+ */
+export const VLV_SEARCHES_PER_CONNECTION = 8;
+
 /** An ldapts client with a search that also returns the VLV response control. */
 export class DirectoryClient extends Client {
+  /** VLV searches made on this connection (see VLV_SEARCHES_PER_CONNECTION). */
+  vlvSearches = 0;
+
+  /** True when the pool should close this connection rather than reuse it. */
+  get worn(): boolean {
+    return this.vlvSearches >= VLV_SEARCHES_PER_CONNECTION;
+  }
+
   constructor(options: ClientOptions) {
     super(options);
   }
@@ -130,6 +153,7 @@ export class DirectoryClient extends Client {
       controls,
     });
     const vlv = new VlvResponseControl();
+    if (controls.some((c) => c instanceof VlvRequestControl)) this.vlvSearches++;
     const sent = internals._send(request);
     // ldapts parses a response control it does not know into the request's control of the same type.
     // _send has written the request already, so the VLV response joins the request's list unsent.

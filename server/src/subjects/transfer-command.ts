@@ -111,6 +111,8 @@ async function run(
 /** `svc export`: the context's subjects as JSON lines on stdout. Returns the exit code. */
 export function runExport(argv: readonly string[], io: TransferIo): Promise<number> {
   return run('export', EXPORT_USAGE, argv, io, async ({ store }, contextId) => {
+    // SPEC 13: the directory keeps the passwords; an export carries none, and says so.
+    if (store.passwords) io.stderr.write(`svc export: ${contextId} is on a directory (${store.kind}), which keeps the passwords: no password is exported\n`);
     const bar = progressBar(io.stderr, `export ${contextId}`, await store.count(contextId));
     let done = 0;
     for await (const subject of subjectsOf(store, contextId)) {
@@ -138,6 +140,7 @@ export function runImport(argv: readonly string[], io: TransferIo): Promise<numb
       });
       writing.finish();
       io.stderr.write(`svc import: ${count} subjects written to ${contextId}\n`);
+      if (service.directoryPasswords(contextId)) io.stderr.write(`svc import: ${contextId} is on a directory, which keeps the passwords: no password was imported\n`);
     } finally {
       reading.finish();
       writing.finish();
