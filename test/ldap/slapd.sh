@@ -121,7 +121,8 @@ olcDbDirectory: $dir/db
 olcDbMaxSize: 1073741824
 olcDbNoSync: TRUE
 olcDbIndex: objectClass eq
-olcDbIndex: uid,mail eq,sub
+olcDbIndex: uid,mail,givenName,sn,cn pres,eq,sub
+olcDbIndex: svcRole,svcDisabled eq
 olcDbIndex: svcId,svcKey eq
 olcDbIndex: entryCSN eq
 olcLimits: dn.exact="cn=svc,$SUFFIX" size=unlimited time=unlimited
