@@ -5,9 +5,15 @@
  * answer for the same work; If-Match races; LDAP injection in every field; the forgotten-password
  * reset and an own password change go to the directory, whose own policy may refuse them.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
 import type { RunningGateway } from '../../gateway/src/index';
+import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import { runExport, type TransferIo } from '../../server/src/subjects/transfer-command';
 import type { DirectoryPasswords } from '../../server/src/subjects/store';
-import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS, TEST_HASH, testConfigDocument, type TestServer } from '../helpers/core-server';
 import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
 import { login } from '../helpers/login';
 import { describeWithService } from '../helpers/services';
@@ -164,6 +170,37 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
         if (answer.status === 200) expect(((await answer.json()) as { questions: string[] }).questions).toHaveLength(2);
       }
     });
+  });
+
+  it('svc export of an ldap context carries no password, and says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ldap-export-'));
+    try {
+      const doc = await testConfigDocument(dir, new PasswordHasher({ ...TEST_HASH, precomputeDummy: false }));
+      for (const context of doc.contexts as Array<Record<string, unknown>>) context.store = 'ldap';
+      doc.stores = { ldap: slapd.settings() };
+      writeFileSync(join(dir, 'svc.json'), JSON.stringify(doc));
+      let stdout = '';
+      let stderr = '';
+      const io: TransferIo = {
+        stdin: Readable.from([]),
+        stdout: new Writable({
+          write(chunk, _encoding, done) {
+            stdout += String(chunk);
+            done();
+          },
+        }),
+        stderr: { write: (text: string) => (stderr += text), isTTY: false },
+        env: {},
+      };
+      expect(await runExport(['--config', join(dir, 'svc.json'), '--context', 'employees'], io)).toBe(0);
+      expect(stderr).toContain('employees is on a directory (ldap), which keeps the passwords: no password is exported');
+      const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { uniqueId: string; attributes: Record<string, unknown> });
+      expect(lines.map((l) => l.uniqueId)).toEqual(expect.arrayContaining(['alice', 'bob']));
+      for (const line of lines) expect(line.attributes.password).toBeUndefined();
+      expect(lines.find((l) => l.uniqueId === 'bob')!.attributes.passwordAnswers).toHaveLength(2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the forgotten-password reset changes the password in the directory; its own policy refuses a password in its history', async () => {
