@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'ldapts';
@@ -34,6 +34,8 @@ export interface Slapd {
   ca?: string;
   /** `stores.ldap` for svc on this directory, with the attribute map of the demo's contexts. */
   settings(more?: Partial<LdapSettings>): LdapSettings;
+  /** Stops slapd and starts it again on the same port and database (its connections all close). */
+  restart(): Promise<void>;
   /** Deletes every subject of these contexts (a fresh store for the next test). */
   clear(contexts: string[]): Promise<void>;
   stop(): void;
@@ -79,11 +81,29 @@ export function startSlapd(options: { tls?: boolean; contexts?: string[] } = {})
         await client.unbind();
       }
     },
+    async restart() {
+      const pid = Number(readFileSync(join(dir, 'slapd.pid'), 'utf8'));
+      const args = readFileSync(join(dir, 'slapd.args'), 'utf8').trim().split(/\s+/);
+      process.kill(pid, 'SIGTERM');
+      while (isAlive(pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+      const started = spawnSync(args[0], args.slice(1), { timeout: 30_000 });
+      if (started.status !== 0) throw new Error(`slapd did not start again: ${String(started.stderr)}`);
+      while (!ldapwhoami(slapd.url, slapd.bindDN, slapd.bindPassword)) await new Promise((resolve) => setTimeout(resolve, 50));
+    },
     stop: () => {
       spawnSync(SCRIPT, ['stop', dir], { timeout: 30_000 });
     },
   };
   return slapd;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `ldapwhoami` (ldap-utils) binding as `dn` with `password`: whether the directory accepted the bind. */

@@ -103,6 +103,18 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       for (const page of pages) expect(page.total).toBe(1);
     });
 
+    it('after the directory restarts, the pool’s connections are replaced and bound again (never used anonymously)', async () => {
+      const store = await storeOn({ poolSize: 2 });
+      await store.create('employees', { uniqueId: 'kept', attributes: { mail: 'kept@x.org' }, keys: ['login:kept'], indexed: [] });
+      await Promise.all([store.get('employees', 'kept'), store.get('employees', 'kept')]);
+      await slapd.restart();
+      // The first call after the restart may meet a connection that broke under it: 503, never "not found".
+      const first = await store.get('employees', 'kept').catch((e: unknown) => e);
+      if (!(first instanceof ServiceUnavailable)) expect(first).toMatchObject({ uniqueId: 'kept' });
+      for (let i = 0; i < 4; i++) expect(await store.get('employees', 'kept')).toMatchObject({ uniqueId: 'kept', attributes: { mail: 'kept@x.org' } });
+      expect((await store.search('employees', { offset: 0, quantity: 10 })).total).toBe(1);
+    });
+
     it('an unreachable directory answers 503 and ping false', async () => {
       const store = await storeOn({ url: 'ldap://127.0.0.1:1', connectTimeoutMs: 500 });
       await expect(store.ping()).resolves.toBe(false);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { ServiceUnavailable } from '../../../common/src/errors';
+import { ResultCodeError } from 'ldapts';
+import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
 import type { LdapSettings } from '../config/types';
 import { DirectoryClient } from './ldap-protocol';
@@ -50,8 +51,9 @@ export class LdapPool {
     try {
       return await body(client);
     } catch (error) {
-      // An LDAP result (a refusal of one operation) leaves the connection usable; anything else may not have.
-      healthy = typeof (error as { code?: unknown }).code === 'number';
+      // An LDAP result (a refusal of one operation) or svc's own verdict leaves the connection usable;
+      // anything else (a socket error, a timeout) may not have.
+      healthy = error instanceof ResultCodeError || error instanceof SvcError;
       throw error;
     } finally {
       this.release(client, healthy && !client.worn);
@@ -59,8 +61,12 @@ export class LdapPool {
   }
 
   private async acquire(): Promise<DirectoryClient> {
-    const ready = this.idle.pop();
-    if (ready) return ready;
+    for (let ready = this.idle.pop(); ready; ready = this.idle.pop()) {
+      // An idle connection the directory closed (a restart, an idle timeout) would reconnect unbound.
+      if (ready.isConnected) return ready;
+      this.open--;
+      ready.unbind().catch(() => {});
+    }
     if (this.open >= this.settings.poolSize) return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
     this.open++;
     try {
