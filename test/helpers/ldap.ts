@@ -30,8 +30,9 @@ export interface Slapd {
   bindPassword: string;
   adminDN: string;
   adminPassword: string;
-  /** The CA of its certificate, when started with TLS. */
+  /** The CA of its certificate, and its ldaps:// address, when started with TLS. */
   ca?: string;
+  ldapsUrl?: string;
   /** `stores.ldap` for svc on this directory, with the attribute map of the demo's contexts. */
   settings(more?: Partial<LdapSettings>): LdapSettings;
   /** Stops slapd and starts it again on the same port and database (its connections all close). */
@@ -58,6 +59,7 @@ export function startSlapd(options: { tls?: boolean; contexts?: string[] } = {})
     adminDN: env.SVC_LDAP_ADMIN_DN,
     adminPassword: env.SVC_LDAP_ADMIN_PASSWORD,
     ca: env.SVC_LDAP_CA,
+    ldapsUrl: env.SVC_LDAPS_URL,
     settings: (more = {}) => ({
       ...DEFAULT_LDAP,
       objectClasses: TEST_OBJECT_CLASSES,

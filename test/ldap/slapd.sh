@@ -6,7 +6,9 @@
 #       modules and overlays unique, sssvlv, ppolicy; svc's schema ldap/svc.ldif), starts slapd on
 #       127.0.0.1 on a spare port and prints shell assignments:
 #         SVC_LDAP_URL=ldap://127.0.0.1:PORT  SVC_LDAP_BASE_DN  SVC_LDAP_BIND_DN  SVC_LDAP_BIND_PASSWORD
-#         SVC_LDAP_ADMIN_DN  SVC_LDAP_ADMIN_PASSWORD  SVC_LDAP_CA (with --tls)  SVC_LDAP_PID
+#         SVC_LDAP_ADMIN_DN  SVC_LDAP_ADMIN_PASSWORD  SVC_LDAP_PID; with --tls (a self-signed
+#         certificate for 127.0.0.1: StartTLS on the ldap:// port, and an ldaps:// port) SVC_LDAP_CA
+#         and SVC_LDAPS_URL
 #       svc binds as SVC_LDAP_BIND_DN, a service account with write access (not the root DN: the
 #       root DN would pass by the password policy). Each context is ou=<context> under the suffix,
 #       with its own uniqueness domain over svcKey (svc's folded login names and unique values). The default password policy
@@ -61,7 +63,10 @@ svc_pw=$(secret)
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 
 tls_config=""
+listen="ldap://127.0.0.1:$port/"
 if [ "$tls" = 1 ]; then
+  tls_port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+  listen="$listen ldaps://127.0.0.1:$tls_port/"
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=127.0.0.1" \
     -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
     -keyout "$dir/key.pem" -out "$dir/cert.pem" >/dev/null 2>&1
@@ -190,7 +195,7 @@ EOF
 slapadd -F "$dir/config" -n 0 -l "$dir/config.ldif" >"$dir/slapadd.log" 2>&1 || { cat "$dir/slapadd.log" >&2; exit 4; }
 slapadd -F "$dir/config" -n 1 -l "$dir/data.ldif" >>"$dir/slapadd.log" 2>&1 || { cat "$dir/slapadd.log" >&2; exit 4; }
 
-"$SLAPD" -F "$dir/config" -h "ldap://127.0.0.1:$port/" >"$dir/slapd.log" 2>&1 || { cat "$dir/slapd.log" >&2; exit 5; }
+"$SLAPD" -F "$dir/config" -h "$listen" >"$dir/slapd.log" 2>&1 || { cat "$dir/slapd.log" >&2; exit 5; }
 for _ in $(seq 1 100); do
   ldapwhoami -x -H "ldap://127.0.0.1:$port" -D "cn=svc,$SUFFIX" -w "$svc_pw" >/dev/null 2>&1 && break
   sleep 0.1
@@ -203,5 +208,5 @@ echo "SVC_LDAP_BIND_DN=cn=svc,$SUFFIX"
 echo "SVC_LDAP_BIND_PASSWORD=$svc_pw"
 echo "SVC_LDAP_ADMIN_DN=cn=admin,$SUFFIX"
 echo "SVC_LDAP_ADMIN_PASSWORD=$admin_pw"
-[ "$tls" = 1 ] && echo "SVC_LDAP_CA=$dir/cert.pem"
+[ "$tls" = 1 ] && echo "SVC_LDAP_CA=$dir/cert.pem" && echo "SVC_LDAPS_URL=ldaps://127.0.0.1:$tls_port"
 echo "SVC_LDAP_PID=$(cat "$dir/slapd.pid")"

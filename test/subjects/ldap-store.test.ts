@@ -77,7 +77,7 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       await expect((await storeOn({ maxFailures: 5 })).open!()).rejects.toThrow(/maxFailures \(5\) must be below the directory's pwdMaxFailure \(5\)/);
     });
 
-    it('StartTLS: with the directory’s CA the store works; without it, the certificate is refused', async () => {
+    it('StartTLS and ldaps: with the directory’s CA the store works; without it, the certificate is refused', async () => {
       const tls = startSlapd({ tls: true, contexts: CONTEXTS });
       try {
         const trusted = new LdapSubjectStore(tls.settings({ startTLS: true, caFile: tls.ca }), shapes);
@@ -90,6 +90,12 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
         opened.push(untrusted);
         await expect(untrusted.ping()).resolves.toBe(false);
         await expect(untrusted.get('employees', 'tls')).rejects.toBeInstanceOf(ServiceUnavailable);
+        const ldaps = new LdapSubjectStore(tls.settings({ url: tls.ldapsUrl, caFile: tls.ca }), shapes);
+        opened.push(ldaps);
+        await expect(ldaps.get('employees', 'tls')).resolves.toMatchObject({ uniqueId: 'tls' });
+        const ldapsUntrusted = new LdapSubjectStore(tls.settings({ url: tls.ldapsUrl }), shapes);
+        opened.push(ldapsUntrusted);
+        await expect(ldapsUntrusted.ping()).resolves.toBe(false);
       } finally {
         await Promise.all(opened.splice(0).map((s) => s.close()));
         tls.stop();
