@@ -1,63 +1,24 @@
 import { AndFilter, Attribute, Change, EqualityFilter, OrFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
 import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
-import type { ContextConfig, LdapSettings } from '../config/types';
-import { escapeDnValue, escapeFilterValue, filterToLdap, ldapAttributeOf } from './filter/to-ldap';
+import type { LdapSettings } from '../config/types';
+import { escapeDnValue, escapeFilterValue, filterToLdap } from './filter/to-ldap';
+import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
 import { LdapPasswords } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
-import { valuesOf, type Attributes, type StoredSubject } from './subject';
+import { valuesOf, type StoredSubject } from './subject';
 
-/** What the store must know of a context's definition to map entries (a directory has no JSON column). */
-export interface LdapContextShape {
-  /** svc attribute names an entry may carry (the password excluded: the directory keeps it). */
-  attributes: readonly string[];
-  multivalued: ReadonlySet<string>;
-  /** svc attributes that are login names besides uniqueId (`definition.authenid`). */
-  loginAttributes: readonly string[];
-}
-
-/** Each context's shape from its definition: every attribute but the password, which the directory keeps. */
-export function ldapShapes(contexts: readonly ContextConfig[]): Map<string, LdapContextShape> {
-  return new Map(
-    contexts.map((c) => {
-      const defined = Object.entries(c.definition.attributes).filter(([name]) => name !== c.definition.password);
-      return [
-        c.id,
-        {
-          attributes: defined.map(([name]) => name),
-          multivalued: new Set(defined.filter(([, d]) => d.multivalued).map(([name]) => name)),
-          loginAttributes: c.definition.authenid.filter((name) => name !== 'uniqueId'),
-        },
-      ];
-    }),
-  );
-}
+export { ldapShapes, type LdapContextShape } from './ldap-entries';
 
 /** LDAP result codes the store answers for. */
 const NO_SUCH_OBJECT = 32;
 const ALREADY_EXISTS = 68;
 const CONSTRAINT_VIOLATION = 19;
 const ASSERTION_FAILED = 122;
-/** svc's bookkeeping attributes (ldap/svc.ldif). */
-const BOOKKEEPING = ['svcId', 'svcKey', 'svcVersion', 'svcCreated', 'svcModified', 'entryCSN', 'createTimestamp', 'modifyTimestamp'];
 /** Writes without If-Match that lost to another writer are tried again this many times. */
 const MAX_RETRIES = 5;
-
-/** An entry as read: the subject, and the entryCSN a conditional modify asserts. */
-interface Read {
-  subject: StoredSubject;
-  csn: string;
-  dn: string;
-}
-
-/** `20240102030405Z` or `20240102030405.123456Z` (generalizedTime) → ISO 8601. */
-function fromGeneralizedTime(text: string): string {
-  const m = /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(?:[.,](\d+))?Z$/.exec(text);
-  if (!m) return new Date(0).toISOString();
-  return `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${(m[7] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
-}
 
 const code = (error: unknown): number | undefined => (error instanceof ResultCodeError ? error.code : undefined);
 
@@ -72,8 +33,10 @@ const code = (error: unknown): number | undefined => (error instanceof ResultCod
  */
 export class LdapSubjectStore implements SubjectStore {
   readonly kind = 'ldap';
+  /** The subjects' passwords: in the directory, checked by binds, written by password modify. */
+  readonly passwords: LdapPasswords;
   private readonly pool: LdapPool;
-  private readonly attribute: (name: string) => string;
+  private readonly entries: LdapEntries;
   private opening?: Promise<void>;
   /** The smallest `pwdMaxFailure` of the directory's password policies (0: none), read by open(). */
   directoryMaxFailure = 0;
@@ -84,12 +47,9 @@ export class LdapSubjectStore implements SubjectStore {
     private readonly options: { log?: Logger; now?: () => Date } = {},
   ) {
     this.pool = new LdapPool(settings, options.log);
-    this.attribute = ldapAttributeOf(settings.idAttribute, settings.attributeMap);
+    this.entries = new LdapEntries(settings, contexts);
     this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.dnOf(context, uniqueId), options.log);
   }
-
-  /** The subjects' passwords: in the directory, checked by binds, written by password modify. */
-  readonly passwords: LdapPasswords;
 
   /**
    * Creates each context's `ou` when missing, and refuses a `maxFailures` at or above the
@@ -136,16 +96,6 @@ export class LdapSubjectStore implements SubjectStore {
     return `${this.settings.idAttribute}=${escapeDnValue(uniqueId)},${this.contextDN(context)}`;
   }
 
-  private shape(context: string): LdapContextShape {
-    const shape = this.contexts.get(context);
-    if (!shape) throw new NotFound(`context ${context} is not in the directory store`);
-    return shape;
-  }
-
-  private readAttributes(context: string): string[] {
-    return [this.settings.idAttribute, ...this.shape(context).attributes.map(this.attribute), ...BOOKKEEPING];
-  }
-
   /** Runs `body` on a pooled connection; directory and network failures become svc's errors. */
   private async run<T>(body: (client: DirectoryClient) => Promise<T>): Promise<T> {
     try {
@@ -166,55 +116,14 @@ export class LdapSubjectStore implements SubjectStore {
     });
   }
 
-  /** An entry → the subject (values by the definition's multiplicity; bookkeeping to version and times). */
-  private toRead(context: string, entry: Entry): Read {
-    const shape = this.shape(context);
-    const lower = new Map(Object.entries(entry).map(([k, v]) => [k.toLowerCase(), v]));
-    const strings = (name: string): string[] => {
-      const value = lower.get(name.toLowerCase());
-      if (value === undefined) return [];
-      return (Array.isArray(value) ? value : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
-    };
-    const attributes: Attributes = {};
-    for (const name of shape.attributes) {
-      const values = strings(this.attribute(name));
-      if (values.length) attributes[name] = shape.multivalued.has(name) ? values : values[0];
-    }
-    const uniqueId = strings('svcId')[0] ?? strings(this.settings.idAttribute)[0] ?? '';
-    const created = strings('svcCreated')[0] ?? fromGeneralizedTime(strings('createTimestamp')[0] ?? '');
-    const modified = strings('svcModified')[0] ?? fromGeneralizedTime(strings('modifyTimestamp')[0] ?? '');
-    return {
-      subject: { uniqueId, attributes, version: Number(strings('svcVersion')[0] ?? 1), created, modified },
-      csn: strings('entryCSN')[0] ?? '',
-      dn: entry.dn,
-    };
-  }
-
-  /** The entry's attributes for a write: mapped attributes, its keys and bookkeeping. */
-  private entryAttributes(context: string, write: SubjectWrite, version: number, created: string, modified: string): Record<string, string[]> {
-    const shape = this.shape(context);
-    const out: Record<string, string[]> = {};
-    for (const name of shape.attributes) {
-      // A directory holds no empty value: an empty string or list is the attribute's absence.
-      out[this.attribute(name)] = valuesOf(write.attributes[name]).filter((v) => v !== '');
-    }
-    out[this.settings.idAttribute] = [write.uniqueId];
-    out.svcId = [write.uniqueId];
-    out.svcKey = [...new Set(write.keys)];
-    out.svcVersion = [String(version)];
-    out.svcCreated = [created];
-    out.svcModified = [modified];
-    return out;
-  }
-
   private now(): string {
     return (this.options.now?.() ?? new Date()).toISOString();
   }
 
   private async readEntry(client: DirectoryClient, context: string, uniqueId: string): Promise<Read | undefined> {
     try {
-      const { searchEntries } = await client.search(this.dnOf(context, uniqueId), { scope: 'base', filter: '(objectClass=*)', attributes: this.readAttributes(context) });
-      const read = searchEntries[0] && this.toRead(context, searchEntries[0]);
+      const { searchEntries } = await client.search(this.dnOf(context, uniqueId), { scope: 'base', filter: '(objectClass=*)', attributes: this.entries.readAttributes(context) });
+      const read = searchEntries[0] && this.entries.toRead(context, searchEntries[0]);
       // DNs compare case-insensitively; uniqueIds exactly.
       return read && read.subject.uniqueId === uniqueId ? read : undefined;
     } catch (error) {
@@ -238,7 +147,7 @@ export class LdapSubjectStore implements SubjectStore {
   async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
     const at = this.now();
     return this.run(async (client) => {
-      const attributes = this.entryAttributes(context, write, 1, at, at);
+      const attributes = this.entries.entryAttributes(context, write, 1, at, at);
       const entry = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v.length));
       try {
         await client.add(this.dnOf(context, write.uniqueId), { objectClass: this.settings.objectClasses, ...entry });
@@ -247,19 +156,7 @@ export class LdapSubjectStore implements SubjectStore {
         throw error;
       }
       return { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version: 1, created: at, modified: at };
-    }).then((created) => this.clean(context, created));
-  }
-
-  /** The subject as a read gives it back (values the directory cannot hold dropped). */
-  private clean(context: string, subject: StoredSubject): StoredSubject {
-    const shape = this.shape(context);
-    const attributes: Attributes = {};
-    for (const [name, value] of Object.entries(subject.attributes)) {
-      if (!shape.attributes.includes(name)) continue;
-      const values = valuesOf(value).filter((v) => v !== '');
-      if (values.length) attributes[name] = shape.multivalued.has(name) ? values : values[0];
-    }
-    return { ...subject, attributes };
+    }).then((created) => this.entries.clean(context, created));
   }
 
   async get(context: string, uniqueId: string): Promise<StoredSubject | undefined> {
@@ -275,16 +172,16 @@ export class LdapSubjectStore implements SubjectStore {
    * login attribute has the value x; `unique:…`: the svcKey alone. Two entries answering is no answer.
    */
   async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {
-    const shape = this.shape(context);
+    const shape = this.entries.shape(context);
     const clauses = [`(svcKey=${escapeFilterValue(key)})`];
     if (key.startsWith('login:')) {
       const value = escapeFilterValue(key.slice('login:'.length));
       if (value === '') return undefined;
-      for (const name of ['uniqueId', ...shape.loginAttributes]) clauses.push(`(${this.attribute(name)}=${value})`);
+      for (const name of ['uniqueId', ...shape.loginAttributes]) clauses.push(`(${this.entries.attribute(name)}=${value})`);
     }
     return this.run(async (client) => {
-      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(|${clauses.join('')})`, attributes: this.readAttributes(context) });
-      return searchEntries.length === 1 ? this.toRead(context, searchEntries[0]).subject : undefined;
+      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(|${clauses.join('')})`, attributes: this.entries.readAttributes(context) });
+      return searchEntries.length === 1 ? this.entries.toRead(context, searchEntries[0]).subject : undefined;
     });
   }
 
@@ -302,7 +199,7 @@ export class LdapSubjectStore implements SubjectStore {
         const modified = this.now();
         try {
           await this.modify(client, context, current, write, version, current.subject.created, modified);
-          return this.clean(context, { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version, created: current.subject.created, modified });
+          return this.entries.clean(context, { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version, created: current.subject.created, modified });
         } catch (error) {
           if (code(error) === CONSTRAINT_VIOLATION) throw await this.conflict(client, context, write, false);
           if (code(error) !== ASSERTION_FAILED) throw error;
@@ -314,7 +211,7 @@ export class LdapSubjectStore implements SubjectStore {
   }
 
   private async modify(client: DirectoryClient, context: string, current: Read, write: SubjectWrite, version: number, created: string, modified: string): Promise<void> {
-    const attributes = this.entryAttributes(context, write, version, created, modified);
+    const attributes = this.entries.entryAttributes(context, write, version, created, modified);
     const changes = Object.entries(attributes).map(([type, values]) => new Change({ operation: 'replace', modification: new Attribute({ type, values }) }));
     const assertion = new AssertionControl(
       new OrFilter({
@@ -347,7 +244,7 @@ export class LdapSubjectStore implements SubjectStore {
   private async window(client: DirectoryClient, context: string, filter: string, target: { offset: number } | { from: string }, size: number): Promise<{ entries: Entry[]; total: number }> {
     const sort = new ServerSideSortingRequestControl({ value: { attributeType: 'svcId' }, critical: true });
     const vlv = new VlvRequestControl(Math.max(size - 1, 0), target);
-    const result = await client.searchWithControls(this.contextDN(context), { scope: 'one', filter, attributes: this.readAttributes(context) }, [sort, vlv]);
+    const result = await client.searchWithControls(this.contextDN(context), { scope: 'one', filter, attributes: this.entries.readAttributes(context) }, [sort, vlv]);
     // A window past the end (result 76, offsetRangeError) is empty; its VLV response still counts.
     const total = result.vlv?.contentCount ?? result.entries.length;
     return { entries: result.status === 0 ? result.entries.slice(0, size) : [], total };
@@ -359,16 +256,16 @@ export class LdapSubjectStore implements SubjectStore {
 
   async search(context: string, query: SearchQuery): Promise<SearchPage> {
     const clauses = [this.baseFilter()];
-    if (query.filter) clauses.push(filterToLdap(query.filter, this.attribute));
+    if (query.filter) clauses.push(filterToLdap(query.filter, this.entries.attribute));
     if (query.text) {
       const prefix = escapeFilterValue(query.text.prefix);
-      clauses.push(`(|${query.text.attributes.map((name) => `(${this.attribute(name)}=${prefix}*)`).join('')})`);
+      clauses.push(`(|${query.text.attributes.map((name) => `(${this.entries.attribute(name)}=${prefix}*)`).join('')})`);
     }
     const filter = `(&${clauses.join('')})`;
     return this.run(async (client) => {
       const { entries, total } = await this.window(client, context, filter, { offset: query.offset + 1 }, Math.max(query.quantity, 1));
       if (query.offset >= total || query.quantity === 0) return { results: [], total };
-      return { results: entries.map((e) => this.toRead(context, e).subject), total };
+      return { results: entries.map((e) => this.entries.toRead(context, e).subject), total };
     });
   }
 
@@ -377,7 +274,7 @@ export class LdapSubjectStore implements SubjectStore {
       const target = after === undefined ? { offset: 1 } : { from: after };
       const { entries } = await this.window(client, context, this.baseFilter(), target, limit + 1);
       return entries
-        .map((e) => this.toRead(context, e).subject)
+        .map((e) => this.entries.toRead(context, e).subject)
         .filter((s) => after === undefined || s.uniqueId > after)
         .slice(0, limit);
     });
@@ -419,7 +316,7 @@ export class LdapSubjectStore implements SubjectStore {
         const current = existing.has(write.uniqueId.toLowerCase()) ? await this.readEntry(client, context, write.uniqueId) : undefined;
         if (current) await this.modify(client, context, current, write, current.subject.version + 1, created, modified);
         else {
-          const entry = Object.fromEntries(Object.entries(this.entryAttributes(context, write, 1, created, modified)).filter(([, v]) => v.length));
+          const entry = Object.fromEntries(Object.entries(this.entries.entryAttributes(context, write, 1, created, modified)).filter(([, v]) => v.length));
           await client.add(this.dnOf(context, write.uniqueId), { objectClass: this.settings.objectClasses, ...entry });
         }
         if (++done % 1000 === 0) options.onProgress?.(done);
