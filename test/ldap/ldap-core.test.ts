@@ -172,6 +172,19 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
     });
   });
 
+  it('a visitor registers in customers: the entry and its password are in the directory, and the registrant logs in', async () => {
+    const registered = await fetch(`${core.baseUrl}/resources/contexts/customers/subjects`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ subject: { uniqueId: 'carol', attributes: { mail: 'carol@example.org', givenName: 'Carol', familyName: 'Cole', password: 'Carol-registers-1' } } }),
+    });
+    expect(registered.status).toBe(201);
+    expect(((await registered.json()) as { subject: unknown }).subject).toEqual({ uniqueId: 'carol', attributes: { mail: 'carol@example.org', givenName: 'Carol', familyName: 'Cole', roles: ['user'] } });
+    expect(ldapwhoami(slapd.url, `uid=carol,ou=customers,${slapd.baseDN}`, 'Carol-registers-1')).toBe(true);
+    const answer = await login(core.baseUrl, { clientid: 'svc-web', user: 'carol@example.org', password: 'Carol-registers-1' });
+    expect(answer.json).toMatchObject({ session: { principal: { uniqueId: 'carol', contextId: 'customers' } } });
+  });
+
   it('svc export of an ldap context carries no password, and says so', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-ldap-export-'));
     try {
