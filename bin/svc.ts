@@ -10,13 +10,15 @@ import { createLogger, type Logger } from '../common/src/log';
 import { runHashPassword } from '../server/src/passwords/hash-password-command';
 import { startServer, type RunningServer } from '../server/src/server';
 import { buildGatewayConfig, loadGatewayConfigFile, startGateway } from '../gateway/src/index';
+import { createGatewayLogger } from '../gateway/src/observability';
+import { ignoreInterruptInWorker, isWorker, workerReloaded, workerStarted } from '../common/src/workers/supervisor';
 
 const USAGE = `usage: svc <command> [options]
 
 commands:
   demo                 the core server, the gateway and the demo portal in one process, on embedded defaults
-  server               the core server: --config PATH (or SVC_CONFIG), --host, --port
-  gateway              the portal-facing gateway: --config PATH (or SVC_GATEWAY_CONFIG), --host, --port (or SVC_GATEWAY_PORT)
+  server               the core server: --config PATH (or SVC_CONFIG), --host, --port, --workers N (shared stores only)
+  gateway              the portal-facing gateway: --config PATH (or SVC_GATEWAY_CONFIG), --host, --port (or SVC_GATEWAY_PORT), --workers N
   portal               the portal driver hosting portlets: --config PATH (or SVC_PORTAL_CONFIG), --host, --port (or SVC_PORTAL_PORT)
   hash-password        print a PHC hash of a password read from stdin or a prompt (--scrypt)
   gen-secret           print a new client or portal secret (32 random bytes, base64url)
@@ -38,7 +40,8 @@ function handleSignals(running: RunningServer, configPath?: string, front: Array
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  if (isWorker()) ignoreInterruptInWorker();
+  else process.once('SIGINT', () => void stop('SIGINT'));
   process.on('SIGHUP', () => {
     if (!configPath) return running.core.log.warn('SIGHUP ignored: no configuration file to reload');
     const result = running.reload();
@@ -47,12 +50,24 @@ function handleSignals(running: RunningServer, configPath?: string, front: Array
   });
 }
 
+/** `--workers N`: a whole number from 1; undefined when not given. */
+function workerCount(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const workers = Number(value);
+  if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new Error(`--workers must be a whole number from 1 to 256, not "${value}"`);
+  return workers;
+}
+
+const WORKERS_OPTION = { workers: { type: 'string' } } as const;
+
 async function server(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION } });
   const path = values.config ?? process.env.SVC_CONFIG;
+  const workers = workerCount(values.workers);
   const log = createLogger();
   let config;
   if (path) config = loadConfigFile(path);
+  else if (workers !== undefined) throw new Error('svc server --workers needs --config FILE: the embedded demo keeps its subjects in SQLite and its sessions in memory');
   else {
     log.info('no --config given: using the embedded demo configuration');
     return demo();
@@ -63,8 +78,15 @@ async function server(argv: string[]): Promise<void> {
     dataDir: process.env.SVC_DATA_DIR ?? config.server.dataDir,
   };
   config = buildConfig({ ...structuredClone(config), server: { ...config.server, ...overrides } }, {});
-  const running = await startServer(config, { logger: log, configPath: path });
+  if (workers !== undefined) {
+    const { assertCoreStoresShared, superviseCoreWorkers } = await import('../server/src/workers');
+    // The primary supervises; each worker runs this same command and serves (a changed file is checked again).
+    if (!isWorker()) return void (await superviseCoreWorkers(config, workers, log));
+    assertCoreStoresShared(config, workers);
+  }
+  const running = await startServer(config, { logger: log, configPath: path, onHttpReload: workerReloaded });
   handleSignals(running, path);
+  workerStarted(running.baseUrl);
 }
 
 async function demo(): Promise<void> {
@@ -106,17 +128,25 @@ async function startDemoPortal(host: string, dataDir: string, credentials: DemoC
 }
 
 async function gateway(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION } });
   const path = values.config ?? process.env.SVC_GATEWAY_CONFIG;
   if (!path) throw new Error('svc gateway needs --config FILE (or SVC_GATEWAY_CONFIG)');
+  const workers = workerCount(values.workers);
   let config = loadGatewayConfigFile(path, process.env);
   if (values.host !== undefined || values.port !== undefined) {
     config = buildGatewayConfig({ gateway: { ...config, host: values.host ?? config.host, port: Number(values.port ?? config.port) } });
   }
+  if (workers !== undefined) {
+    const { assertGatewayStoresShared, superviseGatewayWorkers } = await import('../gateway/src/workers');
+    if (!isWorker()) return void (await superviseGatewayWorkers(config, workers, createGatewayLogger()));
+    assertGatewayStoresShared(config, workers);
+  }
   const running = await startGateway(config);
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  if (isWorker()) ignoreInterruptInWorker();
+  else process.once('SIGINT', stop);
+  workerStarted(running.baseUrl);
 }
 
 async function portal(argv: string[]): Promise<void> {

@@ -1,4 +1,12 @@
+import cluster from 'node:cluster';
 import pino from 'pino';
+
+/**
+ * Linux's PIPE_BUF: a write this size or smaller to a pipe is never interleaved with another
+ * process's. Workers of `--workers N` share the primary's stdout, and the logger writes whole lines
+ * in chunks of at most this many bytes there, so lines from two workers never mix.
+ */
+const PIPE_BUF = 4096;
 
 export type Logger = pino.Logger;
 
@@ -17,6 +25,6 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
       timestamp: pino.stdTimeFunctions.epochTime,
       redact: { paths: ['password', '*.password', 'secret', '*.secret', 'clientcred', '*.clientcred', 'cookie', '*.cookie', 'token', '*.token', 'assertion', '*.assertion'], censor: '[redacted]' },
     },
-    options.destination ?? pino.destination({ sync: false }),
+    options.destination ?? pino.destination({ sync: false, ...(cluster.isWorker ? { maxWrite: PIPE_BUF } : {}) }),
   );
 }

@@ -23,6 +23,8 @@ export interface RunningServer {
 export interface ServerOptions extends CoreOptions {
   /** The file the configuration came from: SIGHUP and POST {base}/config/reload read it again. */
   configPath?: string;
+  /** After a successful POST {base}/config/reload (a worker has its siblings reload too). */
+  onHttpReload?: () => void;
 }
 
 /**
@@ -84,6 +86,12 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
       await core.close();
     },
   };
-  if (options.configPath) registerConfigReload(core, () => running.reload());
+  if (options.configPath) {
+    registerConfigReload(core, () => {
+      const result = running.reload();
+      if (result.ok) options.onHttpReload?.();
+      return result;
+    });
+  }
   return running;
 }

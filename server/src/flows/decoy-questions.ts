@@ -1,7 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fold } from '../subjects/subject';
+
+const KEY_BYTES = 32;
 
 const QUESTIONS = [
   'What was the name of your first pet?',
@@ -24,12 +26,7 @@ export class DecoyQuestions {
   private readonly key: Buffer;
 
   constructor(dataDir: string) {
-    const file = join(dataDir, 'decoy.key');
-    if (!existsSync(file)) {
-      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-      writeFileSync(file, randomBytes(32), { mode: 0o600, flag: 'wx' });
-    }
-    this.key = readFileSync(file);
+    this.key = readOrCreateKey(join(dataDir, 'decoy.key'));
   }
 
   for(contextId: string, uniqueId: string): [string, string] {
@@ -38,4 +35,35 @@ export class DecoyQuestions {
     const second = (first + 1 + (digest[1] % (QUESTIONS.length - 1))) % QUESTIONS.length;
     return [QUESTIONS[first], QUESTIONS[second]];
   }
+}
+
+/**
+ * The key in `file`, made on first use. Several processes may start at once on one data directory
+ * (`svc server --workers N`): the key is written whole to a file of this process's own, then linked
+ * into place, which fails if another process linked first; every process then reads the one winner,
+ * never a half-written file.
+ */
+export function readOrCreateKey(file: string): Buffer {
+  try {
+    return readKey(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const own = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(own, randomBytes(KEY_BYTES), { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(own, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    unlinkSync(own);
+  }
+  return readKey(file);
+}
+
+function readKey(file: string): Buffer {
+  const key = readFileSync(file);
+  if (key.length !== KEY_BYTES) throw new Error(`${file} is not a key of ${KEY_BYTES} bytes; remove it to make a new one`);
+  return key;
 }
