@@ -14,10 +14,11 @@ import { read } from './read';
 import { search } from './search';
 import { sessionMemory } from './session-memory';
 import { soap } from './soap';
+import { workers } from './workers';
 
 /**
  * Every scenario in run order; a baseline runs first and close before the rows compared with it
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, ldap, create, hash, login, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, workers, ldap, create, hash, login, sessionMemory];

@@ -57,3 +57,17 @@ export interface GatewayReady {
   /** The portal's secret (the bench's fixed one; signs each request's assertion). */
   secret: string;
 }
+
+/** What servers/core-workers.ts prints: the real `svc server` (one process, or a primary and its workers) on PostgreSQL and Redis. */
+export interface WorkersReady {
+  url: string;
+  /** `{url}{contextRoot}` */
+  base: string;
+  cookieName: string;
+  /** A USER session of bob (role user), made by POST {base}/login; in Redis, so every worker knows it. */
+  bobCookie: string;
+  /** The command's process: the primary with --workers, else the one server process. */
+  primaryPid: number;
+  /** The processes that serve (with --workers; else the one process again). */
+  workerPids: number[];
+}
