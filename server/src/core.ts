@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import { Audit } from './audit';
 import type { AttemptLimiter, AttemptLimits } from './flows/attempt-limiter';
 import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
+import { readOrCreateKey } from './flows/decoy-questions';
 import { MemoryResetMarkers } from './flows/memory-reset-markers';
 import type { ResetMarkers } from './flows/reset-markers';
 import { createAuthenticators } from './authenticators/registry';
@@ -69,6 +71,8 @@ export class Core {
   private readonly roles = new Map<string, { roles: readonly string[]; at: number }>();
   /** Bumped by every invalidation, so that a read that raced with one does not cache what it read. */
   private rolesGeneration = 0;
+  /** The decoy questions' key from a shared session store, once open. */
+  private sharedDecoyKey?: Buffer;
   /** Subject writes heard from every core sharing the session store (Redis pub/sub), once open. */
   private changes?: ChangeFeed;
 
@@ -102,6 +106,14 @@ export class Core {
   /** Attempt limits kept where the sessions are: shared by every core sharing a Redis session store. */
   attemptLimiter(name: string, limits: () => AttemptLimits): AttemptLimiter {
     return this.sessionStore.attemptLimiter?.(name, limits, this.now) ?? new MemoryAttemptLimiter(limits, this.now);
+  }
+
+  /**
+   * The key of the forgotten-password flow's decoy questions: shared in Redis beside the sessions
+   * when they are there, else `decoy.key` in the data directory (made once, atomically).
+   */
+  decoyKey(): Buffer {
+    return this.sharedDecoyKey ?? readOrCreateKey(join(this.config.server.dataDir, 'decoy.key'));
   }
 
   /** Reset markers kept where the sessions are, like the attempt limits. */
@@ -162,6 +174,8 @@ export class Core {
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
     if (this.sessionStore.statelessKey) this.sessions.useSigningKey(await this.sessionStore.statelessKey());
+    // Likewise the decoy questions' key: an unknown name gets the same questions from every core.
+    if (this.sessionStore.decoyKey) this.sharedDecoyKey = await this.sessionStore.decoyKey();
     const feed = this.sessionStore.changeFeed?.(this.log);
     if (feed) {
       this.changes = feed;

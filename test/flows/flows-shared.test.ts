@@ -2,7 +2,7 @@
  * Two real core servers on one PostgreSQL and one Redis (SPEC section 12) share what the pre-login
  * flows decide by: a visitor's forgotten-password flow runs with its requests alternating between the
  * cores (the stateless cookie's key is shared, the reset marker is in Redis), a reset happens once
- * across both, and the wrong-answer counter and the registration throttle count across both.
+ * across both, an unknown name gets the same decoy questions from both (their key is in Redis too), and the wrong-answer counter and the registration throttle count across both.
  * Skipped with a message without PostgreSQL or Redis, unless SVC_TEST_REQUIRE_ALL=1.
  */
 import { randomBytes } from 'node:crypto';
@@ -63,6 +63,15 @@ describeWithService(redisRequirement(), 'pre-login flows across two cores', () =
       const statuses = [];
       for (const server of [a, b, a, b, a]) statuses.push((await send(forgot(server, 'alice'), { method: 'PUT', cookie: asked.cookie, json: { answers: ['x', 'y'] } })).status);
       expect(statuses).toEqual([400, 400, 400, 429, 429]);
+    });
+
+    test('a name that designates no subject gets the same decoy questions from both cores (their data directories differ)', async () => {
+      expect(a.dataDir).not.toBe(b.dataDir);
+      for (const name of ['nobody-here', 'Another.Missing', 'alice']) {
+        const [fromA, fromB] = await Promise.all([a, b].map((server) => send(forgot(server, name), { headers: { accept: 'application/json' } })));
+        expect(fromA.status).toBe(200);
+        expect(fromB.json?.questions).toEqual(fromA.json?.questions);
+      }
     });
 
     test('the registration throttle counts across both cores', async () => {

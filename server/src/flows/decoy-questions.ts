@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { fold } from '../subjects/subject';
 
 const KEY_BYTES = 32;
@@ -19,14 +19,15 @@ const QUESTIONS = [
 /**
  * Plausible questions for a subject that does not exist, is disabled or has none, so that the
  * forgotten-password flow does not reveal which ids exist. They are derived from the folded
- * (lower-cased) name with a key kept in the data directory, so every spelling of a name gets the same
+ * (lower-cased) name with a key kept in the data directory or, with sessions in Redis, in Redis, so every spelling of a name gets the same
  * questions, and so does the same name across restarts, as a real subject would.
  */
 export class DecoyQuestions {
   private readonly key: Buffer;
 
-  constructor(dataDir: string) {
-    this.key = readOrCreateKey(join(dataDir, 'decoy.key'));
+  /** `key`: 32 bytes, the same on every core that must give the same questions (Core.decoyKey). */
+  constructor(key: Buffer) {
+    this.key = key;
   }
 
   for(contextId: string, uniqueId: string): [string, string] {

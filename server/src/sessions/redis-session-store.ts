@@ -245,9 +245,18 @@ export class RedisSessionStore implements SessionStore {
     return new RedisChangeFeed(this.#redis, this.#prefix, log);
   }
 
-  async statelessKey(): Promise<Buffer> {
+  statelessKey(): Promise<Buffer> {
+    return this.#sharedKey('stateless');
+  }
+
+  decoyKey(): Promise<Buffer> {
+    return this.#sharedKey('decoy');
+  }
+
+  /** `<prefix>k:<name>`: 32 random bytes, made once by the first instance to ask (SET NX), then read by all. */
+  #sharedKey(name: string): Promise<Buffer> {
     return this.#call(async () => {
-      const key = `${this.#prefix}k:stateless`;
+      const key = `${this.#prefix}k:${name}`;
       await this.#redis.set(key, randomBytes(32).toString('base64url'), 'NX');
       const value = await this.#redis.get(key);
       const bytes = Buffer.from(value ?? '', 'base64url');

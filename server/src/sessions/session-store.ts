@@ -95,6 +95,12 @@ export interface SessionStore {
    */
   statelessKey?(): Promise<Buffer>;
 
+  /**
+   * The key of the forgotten-password flow's decoy questions, shared like `statelessKey` (else each
+   * machine's data directory has its own, and an unknown name would get other questions elsewhere).
+   */
+  decoyKey?(): Promise<Buffer>;
+
   /** The feed of subject writes between instances sharing this store (Redis pub/sub); absent, none. */
   changeFeed?(log?: Logger): ChangeFeed;
 }
