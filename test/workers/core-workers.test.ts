@@ -3,7 +3,8 @@
  * its own process: both workers serve one port, and which one served a request is read from the
  * request log (its X-Request-Id and pid). A login served by one worker is used on the other; a
  * reload through HTTP on one worker reaches the other; a killed worker is replaced while the port
- * keeps answering; SIGTERM stops the primary and every worker. Skipped with a message without
+ * keeps answering; four workers starting together on an empty schema migrate it once; SIGTERM
+ * stops the primary and every worker. Skipped with a message without
  * PostgreSQL or Redis, unless SVC_TEST_REQUIRE_ALL=1.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,7 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import { startTestServer, TEST_CREDENTIALS } from '../helpers/core-server';
-import { onPostgres, suiteSchemas } from '../helpers/postgres';
+import { adminQuery, onPostgres, suiteSchemas } from '../helpers/postgres';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, postgresRequirement, REDIS_URL, redisRequirement } from '../helpers/services';
 import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
@@ -146,6 +147,26 @@ describeWithService(redisRequirement(), 'svc server --workers 2', () => {
         served.add(await servedBy(svc, read));
       }
       expect([...served].sort()).toEqual([survivor, replacement!].sort());
+    });
+
+    test('four workers starting together on a new, empty schema: the schema is migrated once and all four listen', async () => {
+      const { schema, url } = await schemas.create();
+      const file = await coreConfigFile(tempDir(), (doc) => {
+        onPostgres(url)(doc);
+        doc.sessions = { store: 'redis', redis: { url: REDIS_URL, prefix } };
+      });
+      const fresh = await startSvc(['server', '--config', file, '--port', '0', '--workers', '4'], {}, (entry) =>
+        entry.msg === 'workers ready' ? { base: entry.base as string, pids: entry.pids as number[] } : undefined,
+      );
+      try {
+        expect(new Set(fresh.ready.pids).size).toBe(4);
+        expect(await adminQuery(`SELECT version FROM ${schema}.svc_schema_version ORDER BY version`)).toEqual([{ version: 1 }]);
+        // Unseeded: bob is not there, and every worker says so the same way.
+        const login = await request(`${fresh.ready.base}/login`, form({ clientid: 'svc-web', user: 'bob', password: TEST_CREDENTIALS.users.bob }));
+        expect(login.status).toBe(401);
+      } finally {
+        expect(await stopSvc(fresh)).toBe(0);
+      }
     });
 
     test('SIGTERM stops the primary and every worker, with exit code 0', async () => {
