@@ -55,6 +55,22 @@ describe('svc server --workers N on stores that are not shared', () => {
   });
 });
 
+describe('svc server --workers N whose workers cannot start', () => {
+  const tempDir = suiteDirs();
+
+  test('shared stores that are unreachable: the workers fail to open them, and the command exits 1 with their error, not retrying forever', async () => {
+    const config = await coreConfigFile(tempDir(), (doc) => {
+      onPostgres('postgres://nobody@127.0.0.1:1/none', { connectTimeoutMs: 500 })(doc);
+      doc.sessions = { store: 'redis', redis: { url: 'redis://127.0.0.1:1' } };
+    });
+    const failed = await runSvc(['server', '--config', config, '--port', '0', '--workers', '2']);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toMatch(/a worker exited \(code 1\) before every worker listened; its error is above/);
+    expect(failed.stderr).toMatch(/127\.0\.0\.1:1/);
+    expect(failed.stdout).not.toMatch(/workers ready/);
+  });
+});
+
 describe('svc gateway --workers N without gateway.redis', () => {
   const tempDir = suiteDirs();
 

@@ -81,9 +81,10 @@ export function superviseWorkers(options: SupervisorOptions): Promise<string> {
       deathsInARow = lived >= stableMs ? 1 : deathsInARow + 1;
       const delay = Math.min(maxBackoffMs, minBackoffMs * 2 ** (deathsInARow - 1));
       log.warn({ pid: worker.process.pid, code, signal, livedMs: lived, replaceInMs: delay }, 'worker died; replacing it');
+      // Not unref'd: with every worker dead, this timer is what keeps the primary alive to replace them.
       setTimeout(() => {
         if (!stopping) fork();
-      }, delay).unref();
+      }, delay);
     });
 
     /** SIGTERM to every worker, and SIGKILL to those still there after stopTimeoutMs. */
