@@ -14,5 +14,5 @@ export function assertGatewayStoresShared(config: GatewayConfig, workers: number
 export function superviseGatewayWorkers(config: GatewayConfig, workers: number, log: Logger): Promise<string> {
   assertGatewayStoresShared(config, workers);
   log.info({ workers }, 'starting workers');
-  return superviseWorkers({ workers, log });
+  return superviseWorkers({ workers, log, reloadOnHangup: false });
 }

@@ -18,5 +18,5 @@ export function assertCoreStoresShared(config: SvcConfig, workers: number): void
 export function superviseCoreWorkers(config: SvcConfig, workers: number, log: Logger): Promise<string> {
   assertCoreStoresShared(config, workers);
   log.info({ workers }, 'starting workers');
-  return superviseWorkers({ workers, log });
+  return superviseWorkers({ workers, log, reloadOnHangup: true });
 }

@@ -1,7 +1,8 @@
 /**
  * `svc gateway --workers 2` with `gateway.redis` (SPEC section 12), the real command as its own
  * process in front of a real core: both workers serve one port, an assertion accepted by one worker
- * is refused by both (each refusal is an audit line naming its process), and SIGTERM stops them all.
+ * is refused by both (each refusal is an audit line naming its process), SIGHUP kills no worker (the
+ * gateway has nothing to reload), and SIGTERM stops them all.
  * Skipped with a message without Redis, unless SVC_TEST_REQUIRE_ALL=1.
  */
 import { randomBytes } from 'node:crypto';
@@ -68,6 +69,15 @@ describeWithService(redisRequirement(), 'svc gateway --workers 2 on Redis', () =
       return refusedBy.size === 2;
     }, 'refusals audited by both workers');
     expect([...refusedBy].sort()).toEqual([...gateway.ready.pids].sort());
+  });
+
+  test('SIGHUP is kept by the primary (the gateway has no reload): no worker dies of it', async () => {
+    const before = gateway.log.length;
+    gateway.child.kill('SIGHUP');
+    await eventually(() => gateway.log.slice(before).some((line) => line.includes('SIGHUP ignored')), 'the primary says it ignored SIGHUP');
+    expect(gateway.ready.pids.every(alive)).toBe(true);
+    expect((await call(assertion())).status).toBe(200);
+    expect(gateway.log.some((line) => line.includes('worker died'))).toBe(false);
   });
 
   test('SIGTERM stops the primary and both workers', async () => {

@@ -57,10 +57,13 @@ export interface Answer {
   text: string;
 }
 
-/** One request on a new connection (closed after it), so that the cluster may hand it to any worker. */
+/**
+ * One request on a new connection (closed after it), so that the cluster may hand it to any worker.
+ * An answer that takes 20 s is an error (a lost connection fails its test instead of hanging it).
+ */
 export function request(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: { connection: 'close', ...options.headers }, agent: false }, (res) => {
+    const req = http.request(url, { method: options.method ?? 'GET', headers: { connection: 'close', ...options.headers }, agent: false, timeout: 20_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
@@ -68,6 +71,7 @@ export function request(url: string, options: { method?: string; headers?: Recor
       res.on('error', reject);
     });
     req.on('error', reject);
+    req.on('timeout', () => req.destroy(new Error(`no answer from ${url} within 20 s`)));
     req.end(options.body);
   });
 }

@@ -11,6 +11,9 @@ import { onPostgres } from '../helpers/postgres';
 import { runSvc } from '../helpers/svc-process';
 import { coreConfigFile, gatewayConfigFile, suiteDirs } from './helpers';
 
+// Each case runs the real command, several times on a busy 2-core machine.
+jest.setTimeout(120_000);
+
 const SESSIONS_ON_MEMORY = [
   '  - sessions and clientcred nonces: sessions.store is "memory", one per process; use "redis"',
   '  - lockout counters: sessions.store is "memory", one per process; use "redis"',

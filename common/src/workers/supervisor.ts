@@ -20,6 +20,11 @@ export interface SupervisorOptions {
   stableMs?: number;
   /** How long a stop waits for workers to finish before killing them. */
   stopTimeoutMs?: number;
+  /**
+   * Whether the workers reload their configuration on SIGHUP (the core's do); if not, the primary
+   * keeps SIGHUP to itself (a worker without a handler would die of it).
+   */
+  reloadOnHangup: boolean;
 }
 
 /** Messages from a worker to the primary. */
@@ -118,6 +123,7 @@ export function superviseWorkers(options: SupervisorOptions): Promise<string> {
     process.on('SIGTERM', () => stop('SIGTERM'));
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGHUP', () => {
+      if (!options.reloadOnHangup) return log.warn('SIGHUP ignored: these workers have no configuration to reload');
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGHUP');
     });
 
