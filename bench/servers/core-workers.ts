@@ -7,6 +7,7 @@
  * a deployment would log), so that no process between it and the disk reads its lines.
  *
  *   node dist/bench/servers/core-workers.js [--workers N]
+ *   BENCH_PROFILE=DIR  profiles the svc command's processes too (--cpu-prof)
  *
  * Prints one JSON line (`WorkersReady`) on stdout; on SIGINT/SIGTERM stops the command (SIGTERM: the
  * primary stops its workers) and removes the schema, the keys and the data directory.
@@ -122,7 +123,9 @@ async function main(): Promise<void> {
   const logFile = join(dataDir, 'svc.log');
   const out = openSync(logFile, 'a');
   const workers = values.workers === undefined ? [] : ['--workers', values.workers];
-  const command = spawn(process.execPath, [SVC, 'server', '--config', configFile, '--port', '0', ...workers], { stdio: ['ignore', out, 'inherit'] });
+  // BENCH_PROFILE=DIR: a CPU profile of the primary and of every worker (workers inherit its node flags).
+  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const command = spawn(process.execPath, [...profile, SVC, 'server', '--config', configFile, '--port', '0', ...workers], { stdio: ['ignore', out, 'inherit'] });
   started.command = command;
   closeSync(out);
   const ready = values.workers === undefined

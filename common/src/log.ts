@@ -1,12 +1,23 @@
 import cluster from 'node:cluster';
+import { fstatSync } from 'node:fs';
 import pino from 'pino';
 
 /**
  * Linux's PIPE_BUF: a write this size or smaller to a pipe is never interleaved with another
- * process's. Workers of `--workers N` share the primary's stdout, and the logger writes whole lines
- * in chunks of at most this many bytes there, so lines from two workers never mix.
+ * process's. Workers of `--workers N` share the primary's stdout; when it is a pipe, the logger
+ * writes whole lines in chunks of at most this many bytes, so lines from two workers never mix. (A
+ * regular file needs no limit: Linux does not interleave writes to one file, and smaller chunks
+ * cost more write calls per line.)
  */
 const PIPE_BUF = 4096;
+
+function stdoutIsPipe(): boolean {
+  try {
+    return fstatSync(1).isFIFO();
+  } catch {
+    return false;
+  }
+}
 
 export type Logger = pino.Logger;
 
@@ -25,6 +36,6 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
       timestamp: pino.stdTimeFunctions.epochTime,
       redact: { paths: ['password', '*.password', 'secret', '*.secret', 'clientcred', '*.clientcred', 'cookie', '*.cookie', 'token', '*.token', 'assertion', '*.assertion'], censor: '[redacted]' },
     },
-    options.destination ?? pino.destination({ sync: false, ...(cluster.isWorker ? { maxWrite: PIPE_BUF } : {}) }),
+    options.destination ?? pino.destination({ sync: false, ...(cluster.isWorker && stdoutIsPipe() ? { maxWrite: PIPE_BUF } : {}) }),
   );
 }
