@@ -1,6 +1,7 @@
 /**
  * `svc gateway --workers 2` with `gateway.redis` (SPEC section 12), the real command as its own
- * process in front of a real core: both workers serve one port, an assertion accepted by one worker
+ * process in front of a real core: both workers serve one port with one core session for a portal
+ * user (in gateway.redis), an assertion accepted by one worker
  * is refused by both (each refusal is an audit line naming its process), SIGHUP kills no worker (the
  * gateway has nothing to reload), and SIGTERM stops them all.
  * Skipped with a message without Redis, unless SVC_TEST_REQUIRE_ALL=1.
@@ -48,6 +49,15 @@ describeWithService(redisRequirement(), 'svc gateway --workers 2 on Redis', () =
       const answer = await call(assertion());
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.text)).toMatchObject({ session: { type: 'USER', principal: { contextId: 'employees', uniqueId: 'alice' } } });
+    }
+  });
+
+  test('both workers use one core session for alice, held in gateway.redis', async () => {
+    const admin = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+    try {
+      expect(await admin.keys(`${prefix}c:*`)).toHaveLength(1);
+    } finally {
+      await admin.quit();
     }
   });
 
