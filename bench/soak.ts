@@ -50,6 +50,22 @@ export interface SoakSummary {
 
 type Kind = [string, Omit<RawLoopOptions, 'connections' | 'duration' | 'warmup'>];
 
+/**
+ * The login kind presents the session cookie its last login set, as a browser does: each login ends
+ * the session it replaces. Without it every login left a session behind (kept 30 minutes idle), and
+ * the core's heap grew with the run's length, hiding whether anything else did.
+ */
+function carriedCookie(name: string): Pick<RawLoopOptions, 'nextHeaders' | 'onHead'> {
+  const setCookie = new RegExp(`\\r\\nset-cookie:\\s*(${name}=[^;\\r]*)`, 'i');
+  let cookie: string | undefined;
+  return {
+    nextHeaders: (): Record<string, string> => (cookie ? { Cookie: cookie } : {}),
+    onHead: (head) => {
+      cookie = setCookie.exec(head)?.[1] ?? cookie;
+    },
+  };
+}
+
 function kinds(core: CoreUnderTest, gw: GatewayUnderTest, portal: PortalReady): Kind[] {
   const root = new URL(core.base).pathname;
   const bob = `${root}/resources/contexts/employees/subjects/bob`;
@@ -61,7 +77,7 @@ function kinds(core: CoreUnderTest, gw: GatewayUnderTest, portal: PortalReady): 
   const gwPath = `${gw.root}/api/contexts/employees/subjects/bob?isAllowed=READ`;
   const o = core.url;
   return [
-    ['login (POST /login, bob)', { origin: o, method: 'POST', path: `${root}/login`, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: login, expectStatus: 200 }],
+    ['login (POST /login, bob)', { origin: o, method: 'POST', path: `${root}/login`, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body: login, expectStatus: 200, ...carriedCookie(core.cookieName) }],
     ['check form 1: HEAD (bob)', { origin: o, method: 'HEAD', path: bob, headers: { ...asBob, 'X-Operation': 'READ' }, expectStatus: 200 }],
     ['check form 2: PUT ?isAllowed (bob)', { origin: o, method: 'PUT', path: `${bob}?isAllowed=UPDATE`, headers: { ...asBob, ...json }, body: '{"subject":{"attributes":{"givenName":"Bobby"}}}', expectStatus: 200 }],
     ['check form 3: GET ?isAllowed (bob)', { origin: o, method: 'GET', path: `${bob}?isAllowed=READ`, headers: asBob, expectStatus: 200 }],

@@ -10,6 +10,8 @@ export interface RawLoopOptions extends LoopOptions {
   nextHeaders?: (method: string, path: string) => Record<string, string>;
   /** Called with every answer's status, whatever it is (the soak counts 5xx per kind). */
   onStatus?: (status: number) => void;
+  /** Called with every answer's status line and headers (latin1), before the next request is built. */
+  onHead?: (head: string) => void;
 }
 
 const END_OF_HEADERS = Buffer.from('\r\n\r\n');
@@ -67,6 +69,7 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
         for (let length = answerLength(); length > 0; length = answerLength()) {
           const status = Number(pending.subarray(9, 12).toString('latin1'));
           options.onStatus?.(status);
+          options.onHead?.(pending.subarray(0, pending.indexOf(END_OF_HEADERS)).toString('latin1'));
           if (isOk(status)) {
             ok++;
             latencies.record(Number(process.hrtime.bigint() - t0) / 1e6);
