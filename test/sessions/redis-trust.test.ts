@@ -4,12 +4,11 @@
  * noeviction, and says so; with the password it starts on a Redis that requires AUTH. The policies are
  * set on a private redis-server this suite starts on a spare port (the shared one is never reconfigured).
  */
-import { accessSync, constants } from 'node:fs';
 import { ConfigError } from '../../server/src/config/load';
 import { startTestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
-import { REDIS_SERVER, startPrivateRedis } from '../helpers/private-redis';
-import { describeWithService, type Requirement } from '../helpers/services';
+import { redisServerRequirement, startPrivateRedis } from '../helpers/private-redis';
+import { describeWithService } from '../helpers/services';
 
 const withRedis = (redis: Record<string, unknown>) => (doc: Record<string, unknown>) => {
   doc.sessions = { store: 'redis', redis };
@@ -41,15 +40,6 @@ describe('sessions.redis in the configuration', () => {
     ]);
   });
 });
-
-function redisServerRequirement(): Requirement {
-  try {
-    accessSync(REDIS_SERVER, constants.X_OK);
-    return { name: 'redis-server', url: REDIS_SERVER, reachable: true, kind: 'program' };
-  } catch {
-    return { name: 'redis-server', url: REDIS_SERVER, reachable: false, reason: 'apt-get install -y redis-server', kind: 'program' };
-  }
-}
 
 describeWithService(redisServerRequirement(), 'a core on a private Redis', () => {
   test('refuses to start when maxmemory-policy is not noeviction, naming the policy and the fix', async () => {
