@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import Ajv, { type ErrorObject } from 'ajv';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../common/src/redis/command-timeout';
 import { redisSettingsProblems } from '../../common/src/redis/trust';
 
 export interface PortalConfig {
@@ -43,7 +44,13 @@ export interface GatewayConfig {
    * replay cache and the principal → core-session map (for cores that share their sessions in Redis).
    * Absent: both in this process's memory.
    */
-  redis?: { url: string; password?: string; prefix: string };
+  redis?: {
+    url: string;
+    password?: string;
+    prefix: string;
+    /** A command unanswered this long fails and its request is refused (503); the loader fills 2000. */
+    commandTimeoutMs?: number;
+  };
 }
 
 export const GATEWAY_DEFAULTS = {
@@ -106,6 +113,7 @@ export const gatewaySchema = {
             url: { type: 'string', pattern: '^rediss?://' },
             password: { type: 'string', minLength: 1 },
             prefix: { type: 'string', pattern: '^[\\x21-\\x7e]{1,64}$' },
+            commandTimeoutMs: { type: 'integer', minimum: 1 },
           },
         },
       },
@@ -143,7 +151,7 @@ export function buildGatewayConfig(doc: unknown, env: Record<string, string | un
   const ids = (given.portals ?? []).map((p) => p.id);
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate) throw new GatewayConfigError([`gateway.portals: portal "${duplicate}" is listed twice`]);
-  const redis = given.redis && { ...given.redis, prefix: given.redis.prefix ?? GATEWAY_REDIS_PREFIX };
+  const redis = given.redis && { ...given.redis, prefix: given.redis.prefix ?? GATEWAY_REDIS_PREFIX, commandTimeoutMs: given.redis.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS };
   if (redis) {
     const problems = redisSettingsProblems('gateway.redis', redis.url, redis.password);
     if (problems.length) throw new GatewayConfigError(problems);

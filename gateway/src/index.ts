@@ -6,7 +6,8 @@ import http from 'node:http';
 import { Agent } from 'undici';
 import type { NonceStore } from '../../common/src/nonce-store';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
-import Redis from 'ioredis';
+import type Redis from 'ioredis';
+import { openRedis } from '../../common/src/redis/connection';
 import { RedisNonceStore } from '../../common/src/redis/redis-nonce-store';
 import { assertNoEviction, UnsafeRedis } from '../../common/src/redis/trust';
 import { createGatewayHttp } from './app';
@@ -103,9 +104,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
 /** The connection to `gateway.redis`, checked as a trust root (a Redis that may evict is refused); none without the section. */
 async function openSharedState(config: GatewayConfig): Promise<Redis | undefined> {
   if (!config.redis) return undefined;
-  const { url, password } = config.redis;
-  const redis = new Redis(url, { password, maxRetriesPerRequest: 2, connectTimeout: 5000, enableAutoPipelining: true });
-  redis.on('error', () => {}); // failures reach callers as ServiceUnavailable
+  const { url } = config.redis;
+  // Auto-pipelining: concurrent requests' nonce writes share round trips. Failures reach callers as ServiceUnavailable.
+  const redis = openRedis(config.redis, { enableAutoPipelining: true });
   const what = `gateway.redis (${new URL(url).host})`;
   try {
     await assertNoEviction(redis, what);

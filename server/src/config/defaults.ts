@@ -1,3 +1,4 @@
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../../common/src/redis/command-timeout';
 import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings } from './types';
 
 /** Every default in one place. Durations are seconds. */
@@ -95,5 +96,5 @@ export const DEFAULT_LDAP: Omit<LdapSettings, 'url' | 'bindDN' | 'bindPassword' 
 /** `sessions`: in memory; with `store: "redis"`, the local Redis and the prefix `svc:`. */
 export const DEFAULT_SESSIONS = {
   store: 'memory',
-  redis: { url: 'redis://127.0.0.1:6379', prefix: 'svc:' },
+  redis: { url: 'redis://127.0.0.1:6379', prefix: 'svc:', commandTimeoutMs: DEFAULT_REDIS_COMMAND_TIMEOUT_MS },
 } as const;

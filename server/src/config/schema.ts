@@ -265,6 +265,7 @@ export const configSchema = {
             url: { type: 'string', pattern: '^rediss?://', default: DEFAULT_SESSIONS.redis.url },
             password: { type: 'string', minLength: 1 },
             prefix: { type: 'string', pattern: '^[\\x21-\\x7e]{1,64}$', default: DEFAULT_SESSIONS.redis.prefix },
+            commandTimeoutMs: { type: 'integer', minimum: 1, default: DEFAULT_SESSIONS.redis.commandTimeoutMs },
           },
         },
       },

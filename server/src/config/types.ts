@@ -179,6 +179,8 @@ export interface RedisSettings {
   password?: string;
   /** Prefix of every key: instances sharing a prefix share everything under it. */
   prefix: string;
+  /** A command unanswered this long fails, and its request is refused (503) rather than held. */
+  commandTimeoutMs: number;
 }
 
 /** `sessions`: `memory` (one process) or `redis` (shared by every instance on the same Redis and prefix). */

@@ -9,9 +9,9 @@ import type { SessionStore } from './session-store';
 export function createSessionStore(config: SvcConfig, now: () => number): SessionStore {
   const maxSessions = config.global['session.maxSessions'];
   if (config.sessions.store === 'memory') return new MemorySessionStore({ maxSessions, now });
-  const { url, password, prefix } = config.sessions.redis;
+  const { url, password, prefix, commandTimeoutMs } = config.sessions.redis;
   // Loaded when configured: every svc process (the CLI's too) would otherwise load ioredis at start.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { RedisSessionStore } = require('./redis-session-store') as typeof import('./redis-session-store');
-  return new RedisSessionStore({ url, prefix, maxSessions, redisOptions: password === undefined ? {} : { password } });
+  return new RedisSessionStore({ url, password, commandTimeoutMs, prefix, maxSessions });
 }
