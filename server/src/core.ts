@@ -73,6 +73,7 @@ export class Core {
   private rolesGeneration = 0;
   /** The decoy questions' key from a shared session store, once open. */
   private sharedDecoyKey?: Buffer;
+  private fileDecoyKey?: Buffer;
   /** Subject writes heard from every core sharing the session store (Redis pub/sub), once open. */
   private changes?: ChangeFeed;
 
@@ -113,7 +114,7 @@ export class Core {
    * when they are there, else `decoy.key` in the data directory (made once, atomically).
    */
   decoyKey(): Buffer {
-    return this.sharedDecoyKey ?? readOrCreateKey(join(this.config.server.dataDir, 'decoy.key'));
+    return this.sharedDecoyKey ?? (this.fileDecoyKey ??= readOrCreateKey(join(this.config.server.dataDir, 'decoy.key')));
   }
 
   /** Reset markers kept where the sessions are, like the attempt limits. */
@@ -173,9 +174,9 @@ export class Core {
     await this.sessionStore.open?.();
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
-    if (this.sessionStore.statelessKey) this.sessions.useSigningKey(await this.sessionStore.statelessKey());
+    await this.sessionStore.statelessKey?.((key) => this.sessions.useSigningKey(key));
     // Likewise the decoy questions' key: an unknown name gets the same questions from every core.
-    if (this.sessionStore.decoyKey) this.sharedDecoyKey = await this.sessionStore.decoyKey();
+    await this.sessionStore.decoyKey?.((key) => (this.sharedDecoyKey = key));
     const feed = this.sessionStore.changeFeed?.(this.log);
     if (feed) {
       this.changes = feed;

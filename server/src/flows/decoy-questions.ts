@@ -23,15 +23,18 @@ const QUESTIONS = [
  * questions, and so does the same name across restarts, as a real subject would.
  */
 export class DecoyQuestions {
-  private readonly key: Buffer;
+  private readonly key: () => Buffer;
 
-  /** `key`: 32 bytes, the same on every core that must give the same questions (Core.decoyKey). */
-  constructor(key: Buffer) {
-    this.key = key;
+  /**
+   * `key`: 32 bytes, the same on every core that must give the same questions (Core.decoyKey); a
+   * function, since a key shared in Redis can be replaced by another core's after a Redis restart.
+   */
+  constructor(key: Buffer | (() => Buffer)) {
+    this.key = typeof key === 'function' ? key : () => key;
   }
 
   for(contextId: string, uniqueId: string): [string, string] {
-    const digest = createHmac('sha256', this.key).update(`${contextId}\u0000${fold(uniqueId)}`).digest();
+    const digest = createHmac('sha256', this.key()).update(`${contextId}\u0000${fold(uniqueId)}`).digest();
     const first = digest[0] % QUESTIONS.length;
     const second = (first + 1 + (digest[1] % (QUESTIONS.length - 1))) % QUESTIONS.length;
     return [QUESTIONS[first], QUESTIONS[second]];

@@ -64,7 +64,7 @@ export class ForgottenPassword {
   private readonly markers: ResetMarkers;
 
   constructor(private readonly core: Core) {
-    this.decoys = new DecoyQuestions(core.decoyKey());
+    this.decoys = new DecoyQuestions(() => core.decoyKey());
     const g = () => core.config.global;
     this.wrongAnswers = core.attemptLimiter('answers', () => ({ limit: g()['lockout.answerFailures'], window: g()['lockout.window'] }));
     this.starts = core.attemptLimiter('starts', () => ({ limit: g()['flow.startsPerAddress'], window: g()['flow.window'] }));

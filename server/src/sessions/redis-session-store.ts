@@ -26,8 +26,10 @@
  * Any Redis failure surfaces as ServiceUnavailable (503); the cause is kept for the log.
  */
 import { randomBytes } from 'node:crypto';
-import Redis, { type RedisOptions } from 'ioredis';
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import { openRedis } from '../../../common/src/redis/connection';
 import { assertNoEviction, UnsafeRedis } from '../../../common/src/redis/trust';
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
 import { RedisLockoutStore } from '../login/redis-lockout-store';
@@ -54,6 +56,10 @@ export interface RedisSessionStoreOptions {
   redis?: Redis;
   /** `redis://host:port/db`; default `redis://127.0.0.1:6379`. Ignored when `redis` is given. */
   url?: string;
+  /** `AUTH` password of a connection opened from `url`. */
+  password?: string;
+  /** A command unanswered this long fails (ServiceUnavailable); default 2000 (common/src/redis/connection.ts). */
+  commandTimeoutMs?: number;
   /** Extra ioredis options for a connection opened from `url`. */
   redisOptions?: RedisOptions;
   /** Prefix of every key. Default `svc:`. */
@@ -129,10 +135,10 @@ export class RedisSessionStore implements SessionStore {
     this.#maxSessions = positiveInteger(options.maxSessions ?? DEFAULT_MAX_SESSIONS, 'RedisSessionStore: maxSessions');
     this.#maxNonces = positiveInteger(options.maxNonces ?? DEFAULT_MAX_NONCES, 'RedisSessionStore: maxNonces');
     this.#owned = options.redis === undefined;
+    // An opened connection absorbs its error events: failures reach callers as ServiceUnavailable.
     const redis =
       options.redis ??
-      new Redis(options.url ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 2, connectTimeout: 5000, ...options.redisOptions });
-    if (this.#owned) redis.on('error', () => {}); // failures reach callers as ServiceUnavailable
+      openRedis({ url: options.url ?? 'redis://127.0.0.1:6379', password: options.password, commandTimeoutMs: options.commandTimeoutMs }, options.redisOptions);
     redis.defineCommand('svcSessionPut', { numberOfKeys: 4, lua: PUT_SCRIPT });
     redis.defineCommand('svcRememberOnce', { numberOfKeys: 2, lua: REMEMBER_SCRIPT });
     this.#redis = redis as ScriptedRedis;
@@ -245,24 +251,44 @@ export class RedisSessionStore implements SessionStore {
     return new RedisChangeFeed(this.#redis, this.#prefix, log);
   }
 
-  statelessKey(): Promise<Buffer> {
-    return this.#sharedKey('stateless');
+  statelessKey(use: (key: Buffer) => void): Promise<void> {
+    return this.#watchSharedKey('stateless', use);
   }
 
-  decoyKey(): Promise<Buffer> {
-    return this.#sharedKey('decoy');
+  decoyKey(use: (key: Buffer) => void): Promise<void> {
+    return this.#watchSharedKey('decoy', use);
   }
 
-  /** `<prefix>k:<name>`: 32 random bytes, made once by the first instance to ask (SET NX), then read by all. */
-  #sharedKey(name: string): Promise<Buffer> {
-    return this.#call(async () => {
-      const key = `${this.#prefix}k:${name}`;
-      await this.#redis.set(key, randomBytes(32).toString('base64url'), 'NX');
-      const value = await this.#redis.get(key);
-      const bytes = Buffer.from(value ?? '', 'base64url');
-      if (bytes.length < 32) throw new ServiceUnavailable(`The session store's ${key} is not a key of 32 bytes`);
-      return bytes;
+  /**
+   * Gives `use` the shared key `<prefix>k:<name>` now, and again whenever it changes. Redis keeps
+   * nothing on disk, so after a restart the key is gone: on every reconnection this instance writes
+   * its key back (SET NX), or adopts the one another instance wrote first, so that cores started later
+   * use the same key.
+   */
+  async #watchSharedKey(name: string, use: (key: Buffer) => void): Promise<void> {
+    let current = await this.#call(() => this.#sharedKey(name, randomBytes(32).toString('base64url')));
+    use(current);
+    this.#redis.on('ready', () => {
+      if (this.#closed) return;
+      this.#sharedKey(name, current.toString('base64url')).then(
+        (key) => {
+          if (key.equals(current)) return;
+          current = key;
+          use(key);
+        },
+        () => {}, // Redis went away again: the next reconnection tries again
+      );
     });
+  }
+
+  /** SET NX `candidate` as the shared key `name`, then the key there (ours, or one written first). */
+  async #sharedKey(name: string, candidate: string): Promise<Buffer> {
+    const key = `${this.#prefix}k:${name}`;
+    await this.#redis.set(key, candidate, 'NX');
+    const value = await this.#redis.get(key);
+    const bytes = Buffer.from(value ?? '', 'base64url');
+    if (bytes.length < 32) throw new ServiceUnavailable(`The session store's ${key} is not a key of 32 bytes`);
+    return bytes;
   }
 
   async close(): Promise<void> {

@@ -91,15 +91,16 @@ export interface SessionStore {
 
   /**
    * The HMAC key of stateless cookies, shared by every instance sharing this store (made once, by the
-   * first to ask); absent, each process makes its own.
+   * first to ask), given to `use` now and again whenever it changes (the store lost it and another
+   * instance's was adopted); absent, each process makes its own.
    */
-  statelessKey?(): Promise<Buffer>;
+  statelessKey?(use: (key: Buffer) => void): Promise<void>;
 
   /**
    * The key of the forgotten-password flow's decoy questions, shared like `statelessKey` (else each
    * machine's data directory has its own, and an unknown name would get other questions elsewhere).
    */
-  decoyKey?(): Promise<Buffer>;
+  decoyKey?(use: (key: Buffer) => void): Promise<void>;
 
   /** The feed of subject writes between instances sharing this store (Redis pub/sub); absent, none. */
   changeFeed?(log?: Logger): ChangeFeed;

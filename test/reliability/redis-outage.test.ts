@@ -1,0 +1,155 @@
+/**
+ * Redis outages (issue 16): a real `svc server` child process keeps its sessions, lockout counters and
+ * stateless-cookie key in a private `redis-server` of this suite (never the shared one), reached
+ * through a fault-injecting proxy, while clients log in and check back to back. Redis is stopped and
+ * started again (empty: it keeps nothing on disk), cut off and stalled at the proxy. Throughout, every
+ * answer is 200, a clean 503 problem, or 401 where the session went with Redis (a fresh login then
+ * works); the core never crashes, answers while Redis is silent (a command timeout, not a hang), says
+ * so on `/ready`, and serves again once Redis is back, without a restart. After Redis lost everything,
+ * the core writes its stateless-cookie key back, so a core started later signs with the same key.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { handleOf } from '../../server/src/sessions/session-manager';
+import { startTestServer, testConfigDocument } from '../helpers/core-server';
+import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { send } from '../helpers/http';
+import { redisServerRequirement, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis';
+import { describeWithService } from '../helpers/services';
+import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
+import { startOutageLoad, type OutageLoad } from './outage-load';
+
+const PREFIX = 'svc-outage:';
+/** Short, so that the stall phase needs no long wait (the default is 2000 ms). */
+const COMMAND_TIMEOUT_MS = 500;
+
+describeWithService(redisServerRequirement(), 'a core whose Redis goes away under load', () => {
+  let dir: string;
+  let configFile: string;
+  /** A second core on the same Redis (its own SQLite file: a SQLite store belongs to one process). */
+  let secondConfigFile: string;
+  let redis: PrivateRedis;
+  let proxy: FaultProxy;
+  let core: Running & { ready: string };
+  let load: OutageLoad | undefined;
+
+  const startCore = (file = configFile) => startSvc(['server', '--config', file, '--port', '0'], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
+  const base = () => `${core.ready}/svc`;
+  const alive = () => core.child.exitCode === null && core.child.signalCode === null;
+  const readiness = async () => send(`${core.ready}/ready`);
+
+  /** Polls `/ready` until it says `up` (true) or not; the core's reconnection takes a moment. */
+  async function readyBecomes(up: boolean): Promise<void> {
+    for (;;) {
+      const answer = await readiness();
+      if ((answer.status === 200) === up) {
+        expect(answer.json).toMatchObject({ checks: { sessions: up ? 'up' : 'down' } });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-redis-outage-'));
+    redis = await startPrivateRedis(['--maxmemory-policy', 'noeviction']);
+    proxy = await startFaultProxy(redis.port);
+    const seeded = await startTestServer({ dataDir: dir });
+    const doc = await testConfigDocument(dir, seeded.hasher);
+    await seeded.stop({ keepData: true });
+    doc.sessions = { store: 'redis', redis: { url: `redis://127.0.0.1:${proxy.port}`, prefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS } };
+    configFile = join(dir, 'core.json');
+    writeFileSync(configFile, JSON.stringify(doc));
+    const secondDir = join(dir, 'second');
+    mkdirSync(secondDir);
+    secondConfigFile = join(dir, 'second.json');
+    writeFileSync(secondConfigFile, JSON.stringify({ ...doc, server: { ...(doc.server as object), dataDir: secondDir } }));
+    core = await startCore();
+  }, 60_000);
+
+  afterAll(async () => {
+    await load?.stop();
+    if (core && alive()) await stopSvc(core);
+    await proxy?.close();
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('stopped, restarted empty, cut and stalled: 200, 503 problems or a fresh login; no crash; recovery without a restart', async () => {
+    const started = startOutageLoad(base());
+    load = started;
+    started.phase('before');
+    await started.until('ok', 30);
+
+    // Redis stopped: its clients are refused with 503, /ready says so, the process lives.
+    started.phase('stopped');
+    await redis.stop();
+    await started.until('unavailable', 10);
+    await readyBecomes(false);
+    // Started again, empty: every session is gone, so clients log in again, and are served.
+    await redis.start();
+    started.phase('restarted');
+    await readyBecomes(true);
+    await started.until('ok', 30);
+    expect(started.tally('restarted').relogin + started.tally('stopped').relogin).toBeGreaterThan(0);
+
+    // Cut at the proxy (Redis keeps its data): refusals, then the same sessions serve again.
+    started.phase('cut');
+    proxy.cut();
+    await started.until('unavailable', 10);
+    await readyBecomes(false);
+    proxy.restore();
+    started.phase('after cut');
+    await readyBecomes(true);
+    await started.until('ok', 30);
+
+    // Stalled: Redis accepts and says nothing; the core answers 503 after its command timeout.
+    started.phase('stalled');
+    proxy.stall();
+    await started.until('unavailable', 10);
+    await readyBecomes(false);
+    proxy.restore();
+    started.phase('after stall');
+    await readyBecomes(true);
+    await started.until('ok', 30);
+
+    await started.stop();
+    load = undefined;
+    expect(started.anomalies).toEqual([]);
+    expect(alive()).toBe(true);
+    const phases = ['before', 'stopped', 'restarted', 'cut', 'after cut', 'stalled', 'after stall'];
+    console.log(`Redis outages under load: ${phases.map((p) => `${p} ${JSON.stringify(started.tally(p))}`).join('; ')}`);
+  }, 180_000);
+
+  test('after Redis restarted empty, the stateless-cookie key is back in Redis: a core started later shares it', async () => {
+    await redis.stop();
+    await redis.start();
+    await readyBecomes(true);
+    // The first core writes its key back on reconnecting; a second core adopts it at its start.
+    const direct = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      for (let tries = 0; (await direct.get(`${PREFIX}k:stateless`)) === null; tries++) {
+        if (tries > 200) throw new Error('the stateless key was not written back');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      direct.disconnect();
+    }
+    const second = await startCore(secondConfigFile);
+    try {
+      // A visitor's stateless session (its flow state signed in the cookie) from the first core holds on the second.
+      const first = await send(`${base()}/resources/contexts/employees/subjects/bob/password/forgot`, { headers: { accept: 'application/json' } });
+      expect(first.status).toBe(200);
+      expect(first.cookie).toMatch(/^s1\./);
+      const onSecond = await send(`${second.ready}/svc/resources/session`, { cookie: first.cookie, headers: { accept: 'application/json' } });
+      expect(onSecond.status).toBe(200);
+      expect(onSecond.json?.session).toMatchObject({ type: 'ANON', uniqueId: handleOf(first.cookie!) });
+      expect(onSecond.cookie).toBeUndefined();
+    } finally {
+      await stopSvc(second);
+    }
+    expect(alive()).toBe(true);
+  }, 60_000);
+});
