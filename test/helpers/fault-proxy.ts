@@ -5,8 +5,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * depends on (PostgreSQL, Redis) and make the service vanish or go silent without touching the real
  * one, which other suites share.
  *
- * - `cut()`: every connection is destroyed at once (both sides see a reset) and new ones are refused
- *   (accepted, then destroyed before a byte passes), as when the service's host goes away.
+ * - `cut()`: every connection is closed at once, mid-conversation, and new ones are refused (accepted,
+ *   then reset before a byte passes), as when the service's host goes away.
  * - `stall()`: connections stay open and new ones are accepted, but nothing is forwarded either way,
  *   as when the service hangs or a network drops packets silently.
  * - `restore()`: forwards again; connections held during a stall carry on where they were (bytes
@@ -47,8 +47,10 @@ export async function startFaultProxy(targetPort: number, targetHost = '127.0.0.
 
   const destroy = (pair: Pair) => {
     pairs.delete(pair);
-    // resetAndDestroy: the far ends see ECONNRESET, not an orderly end, as when a host vanishes.
-    for (const socket of [pair.client, pair.upstream]) if (!socket.destroyed) socket.resetAndDestroy();
+    // Closed, not reset: resetAndDestroy on an established socket left node's handle open (node 20),
+    // holding jest's process. A refused new connection is reset (below): no leak there.
+    pair.client.destroy();
+    pair.upstream.destroy();
   };
 
   const server: Server = createServer((client) => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { handleOf } from '../../server/src/sessions/session-manager';
+import { employee, send as sendViaGateway, startTestGateway } from '../gateway/gateway-helpers';
 import { startTestServer, testConfigDocument } from '../helpers/core-server';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { send } from '../helpers/http';
@@ -122,6 +123,37 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
     const phases = ['before', 'stopped', 'restarted', 'cut', 'after cut', 'stalled', 'after stall'];
     console.log(`Redis outages under load: ${phases.map((p) => `${p} ${JSON.stringify(started.tally(p))}`).join('; ')}`);
   }, 180_000);
+
+  test('a gateway whose replay cache (gateway.redis) is cut or stalled answers 503 problems, then serves again', async () => {
+    // A proxy of its own, so that only the gateway's path to Redis fails (the core's stays up).
+    const gatewayProxy = await startFaultProxy(redis.port);
+    const gateway = await startTestGateway([base()], { redis: { url: `redis://127.0.0.1:${gatewayProxy.port}`, prefix: `${PREFIX}gw:`, commandTimeoutMs: COMMAND_TIMEOUT_MS } });
+    const bob = () => sendViaGateway(gateway, '/gw/api/session', { user: employee('bob') });
+    const refused = async () => {
+      const answer = await bob();
+      expect({ status: answer.status, type: answer.headers['content-type'], code: answer.json<{ code: string }>().code }).toEqual({ status: 503, type: expect.stringMatching(/^application\/problem\+json/), code: 'service_unavailable' });
+    };
+    const servedAgain = async () => {
+      let answer = await bob();
+      while (answer.status === 503) answer = await bob();
+      expect(answer.status).toBe(200);
+    };
+    try {
+      expect((await bob()).status).toBe(200);
+      gatewayProxy.stall();
+      await refused();
+      gatewayProxy.restore();
+      await servedAgain();
+      gatewayProxy.cut();
+      await refused();
+      gatewayProxy.restore();
+      await servedAgain();
+    } finally {
+      await gateway.close();
+      await gatewayProxy.close();
+    }
+    expect(alive()).toBe(true);
+  }, 60_000);
 
   test('after Redis restarted empty, the stateless-cookie key is back in Redis: a core started later shares it', async () => {
     await redis.stop();
