@@ -1,7 +1,7 @@
 /**
  * Redis outages (issue 16): a real `svc server` child process keeps its sessions, lockout counters and
  * stateless-cookie key in a private `redis-server` of this suite (never the shared one), reached
- * through a fault-injecting proxy, while clients log in and check back to back. Redis is stopped and
+ * through a fault-injecting proxy, while clients log in, check, read and write back to back. Redis is stopped and
  * started again (empty: it keeps nothing on disk), cut off and stalled at the proxy. Throughout, every
  * answer is 200, a clean 503 problem, or 401 where the session went with Redis (a fresh login then
  * works); the core never crashes, answers while Redis is silent (a command timeout, not a hang), says

@@ -177,18 +177,30 @@ export class PostgresSubjectStore implements SubjectStore {
       await this.open();
       const client = await this.pool.connect();
       let broken = false;
+      // While a transaction holds the connection the pool's listener is off: an error between two
+      // statements (the database vanished) would be an unhandled 'error' event and end the process.
+      const onError = (error: Error) => {
+        broken = true;
+        this.options.log?.warn({ store: 'postgres', err: error.message }, 'a PostgreSQL connection in a transaction failed');
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await body(client);
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
+        // A connection that failed (or went silent) is not asked to ROLLBACK: that would wait on it
+        // for the whole query timeout. Closing it ends the transaction on the server just the same.
+        if (broken || this.translate(error) instanceof ServiceUnavailable) broken = true;
+        else
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
         throw error;
       } finally {
-        // A connection whose ROLLBACK failed is in an unknown state: the pool closes it.
+        client.off('error', onError);
+        // A connection whose ROLLBACK failed, or that failed itself, is in an unknown state: the pool closes it.
         client.release(broken);
       }
     } catch (error) {
