@@ -10,7 +10,8 @@ export type AuditEvent =
   | 'subject_write'
   | 'config_change'
   | 'client_validation'
-  | 'header_token_ignored';
+  | 'header_token_ignored'
+  | 'xfcc_ignored';
 
 export interface AuditRecord {
   event: AuditEvent;

@@ -8,6 +8,9 @@ import type { ResetMarkers } from './flows/reset-markers';
 import { createAuthenticators } from './authenticators/registry';
 import type { Authenticator } from './authenticators/authenticator';
 import type { ClientConfig, ContextConfig, SvcConfig } from './config/types';
+import { ClientCertificates } from './certificates/client-certificates';
+import { ConfigError } from './config/load';
+import { TrustedPeers } from './authenticators/trusted-peers';
 import { createLogger, type Logger } from '../../common/src/log';
 import { coreLockoutLimits, type LockoutStore } from './login/lockout-store';
 import { MemoryLockoutStore } from './login/memory-lockout-store';
@@ -44,6 +47,10 @@ interface Derived {
   clients: ReadonlyMap<string, ClientConfig>;
   authenticators: ReadonlyMap<string, Authenticator>;
   reserved: ReadonlySet<string>;
+  /** The CAs and CRLs of `server.tls` (read from their files with the configuration), when client certificates are on. */
+  certificates?: ClientCertificates;
+  /** `server.tls.xfccPeers`: whose X-Forwarded-Client-Cert counts. */
+  xfccPeers: TrustedPeers;
 }
 
 /**
@@ -138,8 +145,19 @@ export class Core {
     return this.derived.authenticators.get(id);
   }
 
+  /** Client certificate trust (SPEC section 13), undefined when `server.tls.clientCA` is not set. */
+  get clientCertificates(): ClientCertificates | undefined {
+    return this.derived.certificates;
+  }
+
+  get xfccPeers(): TrustedPeers {
+    return this.derived.xfccPeers;
+  }
+
   /** Swaps in a new configuration atomically; stores of contexts that remain are kept. */
   apply(config: SvcConfig): void {
+    // Files first: a CA bundle or CRL that does not load refuses the whole configuration.
+    const certificates = loadCertificates(config);
     for (const context of config.contexts) {
       this.contexts.set(context.id, { config: context, store: this.storeFor(config, context) });
     }
@@ -157,6 +175,8 @@ export class Core {
         now: this.now,
       }),
       reserved,
+      certificates,
+      xfccPeers: new TrustedPeers(config.server.tls?.xfccPeers ?? [], 'server.tls.xfccPeers'),
     };
   }
 
@@ -241,5 +261,16 @@ export class Core {
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     await this.sessions.close?.();
+  }
+}
+
+/** `server.tls.clientCA` and `crl`, read and verified now (at start and on every reload). */
+function loadCertificates(config: SvcConfig): ClientCertificates | undefined {
+  const tls = config.server.tls;
+  if (!tls?.clientCA) return undefined;
+  try {
+    return new ClientCertificates({ clientCA: tls.clientCA, crl: tls.crl });
+  } catch (error) {
+    throw new ConfigError([`server.tls.${(error as Error).message}`]);
   }
 }

@@ -39,6 +39,16 @@ function connectionLimits(settings: SvcConfig['server']): http.ServerOptions {
   return { headersTimeout, requestTimeout, connectionsCheckingInterval: Math.max(100, Math.round(headersTimeout / 10)) };
 }
 
+/**
+ * The HTTPS certificate and, with `tls.clientCA`, the CAs a client certificate may come from (the
+ * handshake asks for one but does not require it: the certificate authenticator checks it, CRL
+ * included, and a request without one is an ordinary request).
+ */
+function tlsOptions(core: Core): https.ServerOptions {
+  const tls = core.config.server.tls!;
+  return { cert: readFileSync(tls.cert!), key: readFileSync(tls.key!), ...(core.clientCertificates ? { ca: core.clientCertificates.caCertificates } : {}) };
+}
+
 /** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
 export async function startServer(config: SvcConfig, options: ServerOptions = {}): Promise<RunningServer> {
   const core = new Core(config, options);
@@ -52,13 +62,13 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
   const { options: httpOptions, listener } = createCoreHttp(core);
   const tls = config.server.tls;
   const limits = connectionLimits(config.server);
-  const server = tls
-    ? https.createServer({ ...httpOptions, ...limits, cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, listener)
+  const server = tls?.cert
+    ? https.createServer({ ...httpOptions, ...limits, ...tlsOptions(core), requestCert: core.clientCertificates !== undefined, rejectUnauthorized: false }, listener)
     : http.createServer({ ...httpOptions, ...limits }, listener);
   server.keepAliveTimeout = Math.round(config.server.timeouts.keepAlive * 1000);
   server.maxConnections = config.server.maxConnections;
   guardServer(server, limits.headersTimeout!);
-  const url = await listen(server, config.server.port, config.server.host, tls ? 'https' : 'http');
+  const url = await listen(server, config.server.port, config.server.host, tls?.cert ? 'https' : 'http');
   core.log.info({ url, contextRoot: config.server.contextRoot }, 'core server listening');
   const running: RunningServer = {
     core,
@@ -70,6 +80,8 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
         if (!path) throw new Error('this server was not started from a configuration file');
         const next = loadConfigFile(path);
         core.apply(next);
+        // The CAs named in the TLS certificate request follow the reloaded bundle (its CRLs are in core).
+        if (server instanceof https.Server && next.server.tls?.cert) server.setSecureContext(tlsOptions(core));
         core.audit.record({ event: 'config_change', outcome: 'success', reason: 'reload' });
         return { ok: true };
       } catch (error) {

@@ -1,4 +1,5 @@
 import type { AuthenticatorConfig, AuthenticatorKind, ClientConfig, SessionType } from '../config/types';
+import type { VerifiedCertificate } from '../certificates/client-certificates';
 import type { Principal } from '../sessions/session';
 
 /**
@@ -29,6 +30,8 @@ export interface AuthenticationRequest {
   peer: string;
   /** True when the client proved itself with a clientcred (a client with a secret). */
   clientValidated: boolean;
+  /** The client certificate of a certificate login, already verified (login/certificate-validation.ts). */
+  certificate?: VerifiedCertificate;
 }
 
 export interface AuthenticationResult {

@@ -1,6 +1,7 @@
 import type { AuthenticatorConfig, AuthenticatorVariant } from '../config/types';
 import { AnonymousAuthenticator } from './anonymous';
 import type { Authenticator } from './authenticator';
+import { ClientCertificateAuthenticator } from './client-certificate';
 import type { AuthenticatorDependencies } from './dependencies';
 import { TokenClientPrincipalAuthenticator } from './token-client-principal';
 import { TokenHttpHeaderAuthenticator } from './token-http-header';
@@ -18,6 +19,7 @@ const VARIANTS: Record<AuthenticatorVariant, Factory> = {
   clientPrincipal: (config, deps) => new TokenClientPrincipalAuthenticator(config, deps),
   httpHeader: (config, deps) => new TokenHttpHeaderAuthenticator(config, deps),
   idpSession: (config, deps) => new TokenIdpSessionAuthenticator(config, deps),
+  clientCertificate: (config, deps) => new ClientCertificateAuthenticator(config, deps),
 };
 
 export function createAuthenticators(configs: readonly AuthenticatorConfig[], deps: AuthenticatorDependencies): Map<string, Authenticator> {

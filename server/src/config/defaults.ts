@@ -1,5 +1,5 @@
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../../common/src/redis/command-timeout';
-import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings } from './types';
+import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings, TlsSettings } from './types';
 
 /** Every default in one place. Durations are seconds. */
 export const DEFAULT_SERVER: ServerSettings = {
@@ -98,3 +98,6 @@ export const DEFAULT_SESSIONS = {
   store: 'memory',
   redis: { url: 'redis://127.0.0.1:6379', prefix: 'svc:', commandTimeoutMs: DEFAULT_REDIS_COMMAND_TIMEOUT_MS },
 } as const;
+
+/** `server.tls` when the section is given: no proxy's X-Forwarded-Client-Cert counts until listed. */
+export const DEFAULT_TLS: Pick<TlsSettings, 'xfccPeers'> = { xfccPeers: [] };

@@ -1,5 +1,6 @@
 import { redisSettingsProblems } from '../../../common/src/redis/trust';
-import type { SvcConfig } from './types';
+import { TrustedPeers } from '../authenticators/trusted-peers';
+import type { AuthenticatorConfig, SvcConfig } from './types';
 
 const MIN_SECRET_LENGTH = 43;
 
@@ -54,7 +55,10 @@ export function checkReferences(config: SvcConfig): string[] {
     if (authenticator.kind !== expectedKind) {
       problems.push(`${at}.kind: variant "${authenticator.variant}" is of kind "${expectedKind}"`);
     }
-    const needsContext = !['anonymous', 'system'].includes(authenticator.variant);
+    const certificate = authenticator.variant === 'clientCertificate';
+    if (certificate) problems.push(...certificateAuthenticatorProblems(config, authenticator, at));
+    // A certificate names a principal only with principalFrom; without it the session is the client's.
+    const needsContext = certificate ? authenticator.options.principalFrom !== undefined : !['anonymous', 'system'].includes(authenticator.variant);
     if (authenticator.context !== undefined && !contextIds.has(authenticator.context)) {
       problems.push(`${at}.context: unknown context "${authenticator.context}"`);
     } else if (needsContext && authenticator.context === undefined) {
@@ -113,6 +117,31 @@ export function checkReferences(config: SvcConfig): string[] {
       }
     });
   });
+  problems.push(...tlsProblems(config));
   if (config.sessions.store === 'redis') problems.push(...redisSettingsProblems('sessions.redis', config.sessions.redis.url, config.sessions.redis.password));
   return problems;
+}
+
+/** `options.principalFrom` of a clientCertificate authenticator, and the CA it needs (SPEC section 13). */
+function certificateAuthenticatorProblems(config: SvcConfig, authenticator: AuthenticatorConfig, at: string): string[] {
+  const problems: string[] = [];
+  const from = authenticator.options.principalFrom;
+  if (from !== undefined && from !== 'san-email' && from !== 'subject-cn') problems.push(`${at}.options.principalFrom: must be "san-email" or "subject-cn"`);
+  const unknown = Object.keys(authenticator.options).filter((key) => key !== 'principalFrom');
+  if (unknown.length) problems.push(`${at}.options: unknown option "${unknown[0]}"`);
+  if (!config.server.tls?.clientCA) problems.push(`${at}: the clientCertificate authenticator needs server.tls.clientCA`);
+  return problems;
+}
+
+/** `server.tls.xfccPeers`: CIDRs, and only with a clientCA to verify what the proxies forward. */
+function tlsProblems(config: SvcConfig): string[] {
+  const tls = config.server.tls;
+  if (!tls) return [];
+  try {
+    new TrustedPeers(tls.xfccPeers, 'server.tls.xfccPeers');
+  } catch (error) {
+    return [(error as Error).message.replace('trustedPeers', 'xfccPeers')];
+  }
+  if (tls.xfccPeers.length && !tls.clientCA) return ['server.tls.xfccPeers: forwarded client certificates need server.tls.clientCA to verify them'];
+  return [];
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS } from './defaults';
+import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -57,8 +57,15 @@ export const configSchema = {
         tls: {
           type: 'object',
           additionalProperties: false,
-          required: ['cert', 'key'],
-          properties: { cert: { type: 'string' }, key: { type: 'string' } },
+          // cert and key together (HTTPS); clientCA alone serves a TLS-terminating proxy's XFCC.
+          dependencies: { cert: ['key'], key: ['cert'], crl: ['clientCA'] },
+          properties: {
+            cert: { type: 'string', minLength: 1 },
+            key: { type: 'string', minLength: 1 },
+            clientCA: { type: 'string', minLength: 1 },
+            crl: { type: 'string', minLength: 1 },
+            xfccPeers: { ...stringList, default: DEFAULT_TLS.xfccPeers },
+          },
         },
         corsOrigins: { ...stringList, default: [] },
         allowedRedirectOrigins: { ...stringList, default: [] },
@@ -159,7 +166,7 @@ export const configSchema = {
         properties: {
           id,
           kind: { enum: ['Anonymous', 'UserPass', 'Token'] },
-          variant: { enum: ['anonymous', 'service', 'system', 'idpSession', 'httpHeader', 'clientPrincipal'] },
+          variant: { enum: ['anonymous', 'service', 'system', 'idpSession', 'httpHeader', 'clientPrincipal', 'clientCertificate'] },
           sessionType,
           context: { type: 'string' },
           options: { type: 'object', default: {} },

@@ -34,7 +34,7 @@ export interface ContextConfig {
 }
 
 export type AuthenticatorKind = 'Anonymous' | 'UserPass' | 'Token';
-export type AuthenticatorVariant = 'anonymous' | 'service' | 'system' | 'idpSession' | 'httpHeader' | 'clientPrincipal';
+export type AuthenticatorVariant = 'anonymous' | 'service' | 'system' | 'idpSession' | 'httpHeader' | 'clientPrincipal' | 'clientCertificate';
 
 export interface AuthenticatorConfig {
   id: string;
@@ -99,13 +99,27 @@ export interface GlobalConfig {
   'search.defaultQuantity': number;
 }
 
+/**
+ * `server.tls` (SPEC sections 1 and 13). `cert` and `key` make the core serve HTTPS; `clientCA` (a PEM
+ * bundle) makes it ask for client certificates and enables the clientCertificate authenticator;
+ * `crl` (PEM, one or more lists) adds revocation, reloaded on SIGHUP; `xfccPeers` (CIDRs, apart from
+ * trustProxy) are the TLS-terminating proxies whose X-Forwarded-Client-Cert counts.
+ */
+export interface TlsSettings {
+  cert?: string;
+  key?: string;
+  clientCA?: string;
+  crl?: string;
+  xfccPeers: string[];
+}
+
 export interface ServerSettings {
   host: string;
   port: number;
   contextRoot: string;
   dataDir: string;
   trustProxy: string[];
-  tls?: { cert: string; key: string };
+  tls?: TlsSettings;
   corsOrigins: string[];
   /** Origins besides our own that `goto` may point at. */
   allowedRedirectOrigins: string[];

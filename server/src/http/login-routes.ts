@@ -9,6 +9,7 @@ import { loginServiceOf } from '../login/login-service';
 import { sessionView } from '../sessions/session';
 import { wantsPage } from './authentication-filter';
 import { documentBody, formBody, rawBody } from './body';
+import { presentedCertificate } from './client-certificate';
 import { setSessionCookie } from './cookies';
 import { sendPage } from './pages/html';
 import { loginErrorPage, loginPage, logoutPage } from './pages/login-pages';
@@ -64,7 +65,13 @@ async function postLogin(core: Core, req: Request, res: Response): Promise<void>
   const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
   let issued;
   try {
-    issued = await loginServiceOf(core).login({ params, header: typeof header === 'string' ? header : undefined, peer: req.svc.peer, presentedCookie: req.svc.cookieValue });
+    issued = await loginServiceOf(core).login({
+      params,
+      header: typeof header === 'string' ? header : undefined,
+      peer: req.svc.peer,
+      presentedCookie: req.svc.cookieValue,
+      certificate: presentedCertificate(core, req),
+    });
   } catch (error) {
     if (browser && (error instanceof LoginFailed || error instanceof InvalidClient)) return res.redirect(302, `${root}/anon/login-error`);
     throw error;

@@ -8,6 +8,9 @@ import type { CreateSessionInput, IssuedSession } from '../sessions/session-mana
 import type { Principal, Session } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
+import { validateCertificate } from './certificate-validation';
+import { CertificateRejected } from '../certificates/client-certificates';
+import type { PresentedCertificate } from '../http/client-certificate';
 import type { LockoutStore, Reservation } from './lockout-store';
 import { perCore } from '../per-core';
 
@@ -20,6 +23,8 @@ export interface LoginInput {
   peer: string;
   /** The cookie value of the session the request carried; login ends it (fixation). */
   presentedCookie?: string;
+  /** A client certificate (the handshake's, or a trusted proxy's X-Forwarded-Client-Cert): a certificate login. */
+  certificate?: PresentedCertificate;
 }
 
 export interface LoginSuccess extends IssuedSession {
@@ -101,15 +106,7 @@ export class LoginService {
   private async verify(input: LoginInput): Promise<Verified> {
     const { core } = this;
     const g = core.config.global;
-    const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
-    const audit = { client: clientId, peer: input.peer };
-    const client = core.client(clientId);
-    if (!client) {
-      await this.reserve([], audit);
-      this.fail(audit, 'unknown_client');
-      throw new InvalidClient('The client could not be validated.');
-    }
-    const request = await this.validate(client, input, audit);
+    const { client, request, audit } = input.certificate ? await this.validateCertificate(input, input.certificate) : await this.validateClient(input);
     const authenticators = client.authenticators.flatMap((id) => {
       const a = core.authenticator(id);
       return a && a.applies(request) ? [{ id, a }] : [];
@@ -171,6 +168,40 @@ export class LoginService {
   /** The locks a failed attempt started (a successful one undid its own). */
   private auditLocks(reservation: Reservation, peer: string): void {
     for (const lock of reservation.started) this.core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: shown(lock.subject), peer });
+  }
+
+  /** The client named by `clientid` (or the default one), validated by its clientcred when it has a secret. */
+  private async validateClient(input: LoginInput): Promise<{ client: ClientConfig; request: AuthenticationRequest; audit: Record<string, string> }> {
+    const g = this.core.config.global;
+    const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
+    const audit = { client: clientId, peer: input.peer };
+    const client = this.core.client(clientId);
+    if (!client) {
+      await this.reserve([], audit);
+      this.fail(audit, 'unknown_client');
+      throw new InvalidClient('The client could not be validated.');
+    }
+    return { client, request: await this.validate(client, input, audit), audit };
+  }
+
+  /**
+   * A certificate login (SPEC section 13): the certificate names and proves its client. A refusal is
+   * invalid_client and counts against the address; every audit line names the certificate's serial
+   * and subject (never more: the key never reaches the server).
+   */
+  private async validateCertificate(input: LoginInput, presented: PresentedCertificate): Promise<{ client: ClientConfig; request: AuthenticationRequest; audit: Record<string, string> }> {
+    try {
+      const { client, certificate } = validateCertificate(this.core, presented, input.params);
+      const audit = { client: client.id, peer: input.peer, via: presented.via, serial: certificate.serial, subject: certificate.subject };
+      return { client, request: { credentials: new Credentials({}), client, peer: input.peer, clientValidated: true, certificate }, audit };
+    } catch (error) {
+      if (!(error instanceof CertificateRejected)) throw error;
+      const audit = { peer: input.peer, via: presented.via, ...(error.summary ?? {}) };
+      await this.reserve([], audit);
+      this.core.metrics.logins.inc({ outcome: 'failure', reason: 'invalid_client' });
+      this.core.audit.record({ event: 'client_validation', outcome: 'failure', reason: `certificate:${error.reason}`, ...audit });
+      throw new InvalidClient('The client certificate could not be validated.');
+    }
   }
 
   /** Client validation; its failures count against the address like any failed login. */
