@@ -52,9 +52,10 @@ export class Connection {
     this.config = config;
     this.kind = credentials?.kind ?? resumedKind;
     this.#credentials = credentials;
-    // PBKDF2 runs once per connection, not per login.
-    this.#sealer = config.secret !== undefined && config.clientId !== undefined ? new ClientSealer(config.clientId, config.secret) : undefined;
-    this.#transport = new HttpTransport(config.baseUrl, options);
+    // PBKDF2 runs once per connection, not per login; a certificate login seals nothing.
+    this.#sealer = config.secret !== undefined && config.clientId !== undefined && credentials?.kind !== 'certificate' ? new ClientSealer(config.clientId, config.secret) : undefined;
+    const tls = credentials?.kind === 'certificate' ? { ...options.tls, cert: credentials.cert, key: credentials.key, ...(credentials.ca ? { ca: credentials.ca } : {}) } : options.tls;
+    this.#transport = new HttpTransport(config.baseUrl, { ...options, tls });
   }
 
   /** Logs in (POST {base}/login) and selects the starting context. */

@@ -42,6 +42,11 @@ export interface TransportOptions {
   timeoutMs?: number;
   /** A dispatcher to share (e.g. one Agent for many connections); closed by its owner, not here. */
   dispatcher?: Agent;
+  /**
+   * TLS to the core: `ca` to trust a private CA's server certificate, `cert` and `key` to present a
+   * client certificate (a certificate connection sets them). Ignored with a `dispatcher`.
+   */
+  tls?: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer };
 }
 
 export class HttpTransport {
@@ -58,7 +63,7 @@ export class HttpTransport {
     const timeout = options.timeoutMs ?? 30_000;
     // undici keeps connections alive; 30 s stays under the core's 65 s keepAliveTimeout, so the
     // client, not the server, closes an idle socket and no request races a server-side close.
-    this.#agent = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
+    this.#agent = options.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout, ...(options.tls ? { connect: { ...options.tls } } : {}) });
     this.#ownsAgent = options.dispatcher === undefined;
   }
 

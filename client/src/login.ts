@@ -1,7 +1,8 @@
 /**
  * The parameters of one POST {base}/login (seed 5.3 item 3, SPEC sections 4 and 5): `clientid`, and
  * for a client with a secret a fresh sealed `clientcred` with `user` and `password` sealed to its
- * nonce; for a client without one, `user` and `password` in plain text (TLS protects them).
+ * nonce; for a client without one, `user` and `password` in plain text (TLS protects them). A
+ * certificate login sends neither: its certificate, in the handshake, is the credential.
  */
 import { parsePrincipalName } from '../../common/src/principal-name';
 import { ClientSealer } from './clientcred/sealer';
@@ -15,10 +16,24 @@ export type Credentials =
    * is `contextId/uniqueId` (SPEC section 4), matched exactly in that context only.
    */
   | { kind: 'principal'; user: string }
-  | { kind: 'password'; user: string; password: string };
+  | { kind: 'password'; user: string; password: string }
+  /**
+   * An X.509 client certificate and its key (PEM), with the CA that signed the server's certificate
+   * when it is not a public one (SPEC section 13). The certificate names its client (SAN URI
+   * `urn:svc:client:<id>`) and proves it: no clientcred is sent, even for a client with a secret.
+   */
+  | { kind: 'certificate'; cert: string | Buffer; key: string | Buffer; ca?: string | Buffer };
+
+const isPem = (value: unknown) => (typeof value === 'string' || Buffer.isBuffer(value)) && String(value).includes('-----BEGIN ');
 
 export function checkCredentials(credentials: Credentials, config: ClientConfig): void {
   if (credentials.kind === 'anonymous') return;
+  if (credentials.kind === 'certificate') {
+    if (!isPem(credentials.cert) || !isPem(credentials.key)) throw new TypeError('svc client: a certificate connection needs cert and key in PEM');
+    if (credentials.ca !== undefined && !isPem(credentials.ca)) throw new TypeError('svc client: ca must be PEM');
+    if (!config.baseUrl.startsWith('https:')) throw new TypeError('svc client: a certificate connection needs an https baseUrl');
+    return;
+  }
   if (typeof credentials.user !== 'string' || credentials.user === '') throw new TypeError('svc client: user must be a non-empty string');
   if (credentials.kind === 'password' && (typeof credentials.password !== 'string' || credentials.password === '')) {
     throw new TypeError('svc client: password must be a non-empty string');
@@ -35,6 +50,8 @@ export function checkCredentials(credentials: Credentials, config: ClientConfig)
 export function loginForm(config: ClientConfig, sealer: ClientSealer | undefined, credentials: Credentials): Record<string, string> {
   const form: Record<string, string> = {};
   if (config.clientId !== undefined) form.clientid = config.clientId;
+  // The TLS handshake carries the certificate; the form names at most the client (SPEC section 13).
+  if (credentials.kind === 'certificate') return form;
   let seal = (_name: 'user' | 'password', value: string) => value;
   if (sealer) {
     const { clientcred, nonce } = sealer.sealClientCred();

@@ -71,5 +71,8 @@ export interface CheckDecision {
   exists?: boolean;
 }
 
-/** The seed's three connection kinds (5.3): anonymous, a trusted client's user principal, user and password. */
-export type ConnectionKind = 'anonymous' | 'principal' | 'password';
+/**
+ * The seed's three connection kinds (5.3): anonymous, a trusted client's user principal, user and
+ * password; and an X.509 client certificate (SPEC section 13), which names its client itself.
+ */
+export type ConnectionKind = 'anonymous' | 'principal' | 'password' | 'certificate';

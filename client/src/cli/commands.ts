@@ -8,7 +8,9 @@ import { UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
 import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
 import { readPassword } from '../../../common/src/tty/prompt';
-import { readSession, removeSession, writeSession } from './session-file';
+import { readSession, removeSession, writeSession, type CliSession } from './session-file';
+import type { TransportOptions } from '../http-transport';
+import { readFileSync } from 'node:fs';
 
 export interface CliValues {
   'base-url'?: string;
@@ -18,6 +20,9 @@ export interface CliValues {
   json?: boolean;
   trusted?: boolean;
   anonymous?: boolean;
+  cert?: string;
+  key?: string;
+  ca?: string;
   filter?: string;
   offset?: string;
   quantity?: string;
@@ -56,21 +61,33 @@ async function password(ctx: CliContext, envName: string, label: string): Promis
   return given;
 }
 
+/** The PEM files given by path (paths are kept in the session file, contents never). */
+function tlsFiles(paths: CliSession['tls']): TransportOptions['tls'] {
+  if (!paths) return undefined;
+  const read = (path: string | undefined) => (path === undefined ? undefined : readFileSync(path));
+  return { ca: read(paths.ca), cert: read(paths.cert), key: read(paths.key) };
+}
+
 const login: Command = async (ctx) => {
-  args(ctx, 0, 0, 'login [--user ID] [--trusted | --anonymous]');
+  args(ctx, 0, 0, 'login [--user ID] [--trusted | --anonymous] | login --cert FILE --key FILE');
   const { values, io } = ctx;
   const config = loadClientConfig({ config: { baseUrl: values['base-url'], clientId: values['client-id'] }, env: io.env, file: ctx.configFile });
   const user = values.user ?? io.env.SVC_USER;
+  if ((values.cert === undefined) !== (values.key === undefined)) throw new UsageError('--cert and --key go together');
+  if (values.cert !== undefined && (values.user !== undefined || values.trusted || values.anonymous)) throw new UsageError('--cert takes no --user, --trusted or --anonymous');
+  const tlsPaths = values.cert !== undefined || values.ca !== undefined ? { ca: values.ca, cert: values.cert, key: values.key } : undefined;
+  const tls = tlsFiles(tlsPaths);
   let credentials: Credentials;
-  if (values.anonymous) credentials = { kind: 'anonymous' };
+  if (values.cert !== undefined) credentials = { kind: 'certificate', cert: tls!.cert!, key: tls!.key!, ...(tls?.ca ? { ca: tls.ca } : {}) };
+  else if (values.anonymous) credentials = { kind: 'anonymous' };
   else if (!user) throw new UsageError('give --user ID (or SVC_USER), or --anonymous');
   else if (values.trusted) credentials = { kind: 'principal', user };
   else credentials = { kind: 'password', user, password: await password(ctx, 'SVC_PASSWORD', 'Password: ') };
   await endSaved(ctx); // one CLI session at a time: the old one is ended, not left to idle out
-  const conn = await Connection.open(credentials, { config, contextId: values.context });
+  const conn = await Connection.open(credentials, { config, contextId: values.context, tls });
   try {
     const session = await conn.session();
-    writeSession(ctx.sessionPath, { ...conn.exportSession(), ...(user && !values.anonymous ? { user } : {}) });
+    writeSession(ctx.sessionPath, { ...conn.exportSession(), ...(user && !values.anonymous && !values.cert ? { user } : {}), ...(tlsPaths ? { tls: tlsPaths } : {}) });
     print(ctx, session, sessionTable);
   } finally {
     await conn.detach();
@@ -86,7 +103,7 @@ async function withSession(ctx: CliContext, work: (conn: Connection) => Promise<
   if (wanted !== undefined && wanted.replace(/\/+$/, '') !== saved.baseUrl) throw new Error(`the saved session is for ${saved.baseUrl}; run "svc cli login" for ${wanted}`);
   let conn: Connection | undefined;
   try {
-    conn = await Connection.resume(saved, { contextId: ctx.values.context });
+    conn = await Connection.resume(saved, { contextId: ctx.values.context, tls: tlsFiles(saved.tls) });
     const code = await work(conn);
     const now = conn.exportSession();
     if (now.cookie !== saved.cookie) writeSession(ctx.sessionPath, { ...saved, cookie: now.cookie });
@@ -104,7 +121,7 @@ async function endSaved(ctx: CliContext): Promise<boolean> {
   const saved = readSession(ctx.sessionPath);
   if (!saved) return false;
   try {
-    const conn = await Connection.resume(saved);
+    const conn = await Connection.resume(saved, { tls: tlsFiles(saved.tls) });
     await conn.close();
   } catch (error) {
     if (!(error instanceof SvcSessionError)) throw error;

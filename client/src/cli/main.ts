@@ -22,6 +22,7 @@ export const CLI_USAGE = `usage: svc cli <command> [options]
 
 commands:
   login [--user ID] [--trusted | --anonymous]   open a session (prompts for the password)
+  login --cert FILE --key FILE [--ca FILE]       open a session with an X.509 client certificate
   whoami                                         the session structure
   contexts                                       the contexts this client may use
   get ID                                         read a subject
@@ -39,6 +40,10 @@ options:
   --context ID        the context to work in (default: the client's default)
   --user ID           the user at login (SVC_USER); the password from SVC_PASSWORD, a prompt or stdin;
                       with --trusted (a client principal) ID is CONTEXT/UNIQUEID, e.g. employees/bob
+  --cert FILE, --key FILE
+                      a client certificate and its key (PEM) for login: the certificate names the
+                      client (--client-id, if given, must match) and no password is asked for
+  --ca FILE           the CA (PEM) that signed the core's HTTPS certificate, when not a public one
   --json              JSON instead of tables
 session file: $SVC_CLI_SESSION or ~/.config/svc/session.json (mode 0600)`;
 
@@ -50,6 +55,9 @@ const OPTIONS = {
   json: { type: 'boolean' },
   trusted: { type: 'boolean' },
   anonymous: { type: 'boolean' },
+  cert: { type: 'string' },
+  key: { type: 'string' },
+  ca: { type: 'string' },
   filter: { type: 'string' },
   offset: { type: 'string' },
   quantity: { type: 'string' },

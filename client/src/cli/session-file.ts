@@ -11,6 +11,8 @@ import type { SavedSession } from '../connection';
 export interface CliSession extends SavedSession {
   /** The user id given at login, for messages only. */
   user?: string;
+  /** Paths (never contents) of --ca, --cert and --key, so later commands reach the core the same way. */
+  tls?: { ca?: string; cert?: string; key?: string };
 }
 
 export function sessionFilePath(env: Record<string, string | undefined>): string {

@@ -120,7 +120,7 @@ export class LoginService {
 
     if (reservation.locked) {
       await this.spendLikeFailure(authenticators.map((x) => x.a), request);
-      this.fail({ ...audit, subject }, 'locked');
+      this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, 'locked');
       this.auditLocks(reservation, input.peer);
       throw new LoginFailed('Login failed.');
     }
@@ -152,7 +152,7 @@ export class LoginService {
     // bind is made), yet fails at the cost a wrong password would have had.
     if (user !== undefined && !request.credentials.has('password')) owed.push(...this.passwordAuthenticators(client));
     for (const a of owed) await this.spendFailure(a, request.credentials.get('password') ?? '');
-    this.fail({ ...audit, subject }, authenticators.length ? 'rejected' : 'no_authenticator');
+    this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, authenticators.length ? 'rejected' : 'no_authenticator');
     this.auditLocks(reservation, input.peer);
     throw new LoginFailed('Login failed.');
   }
