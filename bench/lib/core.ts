@@ -31,8 +31,16 @@ export async function settle(url: string): Promise<void> {
 }
 
 /** Runs `body` against a fresh core server process (servers/core.ts) on the given store (SQLite by default), stopped afterwards. */
-export function withCore<R>(options: { subjects?: number; store?: 'sqlite' | 'postgres' | 'ldap'; nodeArgs?: string[] }, body: (core: CoreUnderTest) => Promise<R>): Promise<R> {
-  const args = [...(options.subjects ? ['--subjects', String(options.subjects)] : []), ...(options.store ? ['--store', options.store] : [])];
+export function withCore<R>(
+  options: { subjects?: number; store?: 'sqlite' | 'postgres' | 'ldap'; nodeArgs?: string[]; tls?: Record<string, string> },
+  body: (core: CoreUnderTest) => Promise<R>,
+): Promise<R> {
+  const args = [
+    ...(options.subjects ? ['--subjects', String(options.subjects)] : []),
+    ...(options.store ? ['--store', options.store] : []),
+    // HTTPS with client certificates: server.tls and the certificate clients (bench/lib/pki.ts).
+    ...(options.tls ? ['--tls', JSON.stringify(options.tls)] : []),
+  ];
   return withChild<CoreReady, R>(
     'servers/core',
     args,

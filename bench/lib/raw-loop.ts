@@ -1,4 +1,5 @@
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { Latencies } from './percentiles';
 import type { Measurement } from './scenario';
 import type { LoopOptions } from './undici-loop';
@@ -12,6 +13,12 @@ export interface RawLoopOptions extends LoopOptions {
   onStatus?: (status: number) => void;
   /** Called with every answer's status line and headers (latin1), before the next request is built. */
   onHead?: (head: string) => void;
+  /** A body for one request only, computed as it is sent (a fresh clientcred); replaces `body`. */
+  nextBody?: () => string;
+  /** TLS to the server (a client certificate's `cert` and `key`, the server's `ca`). */
+  tls?: ConnectionOptions;
+  /** A new connection (with TLS, a whole handshake) for every request, instead of keep-alive. */
+  connectionPerRequest?: boolean;
 }
 
 const END_OF_HEADERS = Buffer.from('\r\n\r\n');
@@ -31,7 +38,13 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
   const length: Record<string, string> = options.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(body)) };
   const head = `${method} ${path} HTTP/1.1\r\n${headerLines({ Host: url.host, ...options.headers, ...length })}`;
   const fixed = Buffer.from(`${head}\r\n${body}`);
-  const requestBytes = () => (nextHeaders ? Buffer.from(`${head}${headerLines(nextHeaders(method, path))}\r\n${body}`) : fixed);
+  const requestBytes = () => {
+    if (options.nextBody) {
+      const fresh = options.nextBody();
+      return Buffer.from(`${head}${headerLines({ 'Content-Length': String(Buffer.byteLength(fresh)), ...nextHeaders?.(method, path) })}\r\n${fresh}`);
+    }
+    return nextHeaders ? Buffer.from(`${head}${headerLines(nextHeaders(method, path))}\r\n${body}`) : fixed;
+  };
   const wanted = options.expectStatus;
   const isOk = (status: number) => (wanted === undefined ? status >= 200 && status < 300 : status === wanted);
   const latencies = new Latencies();
@@ -40,19 +53,31 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(seconds * 1e9));
 
-  const loop = () =>
+  const loop = (): Promise<void> =>
     new Promise<void>((resolve) => {
-      const socket: Socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
+      const socket: Socket = options.tls
+        ? tlsConnect({ host: url.hostname, port: Number(url.port), ...options.tls }).setNoDelay(true)
+        : connect({ host: url.hostname, port: Number(url.port), noDelay: true });
+      let first = true;
       let pending: Buffer = Buffer.alloc(0);
       let t0 = 0n;
       const send = () => {
-        t0 = process.hrtime.bigint();
-        if (t0 >= deadline) {
+        const now = process.hrtime.bigint();
+        if (now >= deadline) {
           socket.end();
           return resolve();
         }
+        if (options.connectionPerRequest && !first) {
+          // The next request on a new connection: its latency includes the connect (and handshake).
+          socket.end();
+          return resolve(loop());
+        }
+        first = false;
+        // With a new connection per request, time from the connect, made just before this.
+        if (!options.connectionPerRequest) t0 = now;
         socket.write(requestBytes());
       };
+      t0 = process.hrtime.bigint();
       /** One whole answer at the front of `pending`: its length, or 0 while incomplete. */
       const answerLength = (): number => {
         const end = pending.indexOf(END_OF_HEADERS);
@@ -63,7 +88,7 @@ function once(options: RawLoopOptions, seconds: number): Promise<Measurement> {
         const total = end + END_OF_HEADERS.length + body;
         return pending.length >= total ? total : 0;
       };
-      socket.on('connect', send);
+      socket.on(options.tls ? 'secureConnect' : 'connect', send);
       socket.on('data', (chunk: Buffer) => {
         pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
         for (let length = answerLength(); length > 0; length = answerLength()) {

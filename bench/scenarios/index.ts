@@ -2,6 +2,7 @@ import { bareExpress } from '../baselines/bare-express';
 import { bareHttp } from '../baselines/bare-http';
 import { hash } from '../baselines/hash';
 import type { Scenario } from '../lib/scenario';
+import { certificate } from './certificate';
 import { check } from './check';
 import { create } from './create';
 import { gateway } from './gateway';
@@ -21,4 +22,4 @@ import { workers } from './workers';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, workers, ldap, create, hash, login, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory];

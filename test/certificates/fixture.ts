@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TestCa, type Issued } from '../helpers/pki';
 
+export { addCertificateClients } from '../../bench/lib/pki';
+
 const DAY = 24 * 3600 * 1000;
 
 export interface Pki {
@@ -65,20 +67,4 @@ export function makePki(): Pki {
     staleCrlPath: ca.crl(join(dir, 'stale-crl.pem'), [], { stale: true }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** The three certificate authenticators and their clients, added to a demo-shaped document. */
-export function addCertificateClients(doc: Record<string, unknown>, tls: Record<string, unknown>): void {
-  const server = doc.server as Record<string, unknown>;
-  server.tls = tls;
-  (doc.authenticators as unknown[]).push(
-    { id: 'certificate', kind: 'Token', variant: 'clientCertificate', sessionType: 'USER' },
-    { id: 'certificate-mail', kind: 'Token', variant: 'clientCertificate', sessionType: 'USER', context: 'employees', options: { principalFrom: 'san-email' } },
-    { id: 'certificate-cn', kind: 'Token', variant: 'clientCertificate', sessionType: 'USER', context: 'employees', options: { principalFrom: 'subject-cn' } },
-  );
-  (doc.clients as unknown[]).push(
-    { id: 'cert-app', authenticators: ['certificate'], contexts: ['employees'] },
-    { id: 'cert-mail', authenticators: ['certificate-mail'], contexts: ['employees'] },
-    { id: 'cert-cn', authenticators: ['certificate-cn'], contexts: ['employees'] },
-  );
 }
