@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { withCore, type CoreUnderTest } from '../lib/core';
 import { hasOpenssl, TestCa } from '../lib/pki';
@@ -19,7 +20,11 @@ function makePki(dir: string) {
   const bob = ca.issue({ cn: 'bench-bob', uris: ['urn:svc:client:cert-mail'], emails: ['bob@example.com'] });
   // A CRL with one entry, so the rows pay for the revocation lookup as a deployment would.
   const crl = hasOpenssl() ? ca.crl(join(dir, 'crl.pem'), [ca.issue({ cn: 'revoked', uris: ['urn:svc:client:cert-mail'] })]) : undefined;
-  return { tls: { cert: server.certPath, key: server.keyPath, clientCA: ca.certPath, ...(crl ? { crl } : {}) }, client: { cert: bob.certPem, key: bob.keyPem, ca: serverCa.certPem }, crl: crl !== undefined };
+  // One secure context for every connection of the load generator: parsing the key and certificates
+  // anew for each handshake would charge the generator, on the same two cores, for work no client repeats.
+  const client = { secureContext: createSecureContext({ cert: bob.certPem, key: bob.keyPem, ca: serverCa.certPem }) };
+  const anonymous = { secureContext: createSecureContext({ ca: serverCa.certPem }) };
+  return { tls: { cert: server.certPath, key: server.keyPath, clientCA: ca.certPath, ...(crl ? { crl } : {}) }, client, anonymous, crl: crl !== undefined };
 }
 
 /** A session cookie from one login on a fresh TLS connection (as `Cookie: NAME=value`). */
@@ -66,7 +71,7 @@ export const certificate: Scenario = {
         const { clientcred, nonce } = sealer.sealClientCred();
         return new URLSearchParams({ clientid: BENCH_GATEWAY_CLIENT, clientcred, user: sealer.sealParam('user', 'employees/bob', nonce) }).toString();
       };
-      const clientcredLoad = { path, method: 'POST' as const, headers: form, nextBody: sealed, tls: { ca: pki.client.ca }, expectStatus: 200 };
+      const clientcredLoad = { path, method: 'POST' as const, headers: form, nextBody: sealed, tls: pki.anonymous, expectStatus: 200 };
       const certLoad = { path, method: 'POST' as const, headers: form, body: '', tls: pki.client, expectStatus: 200 };
       const note = pki.crl ? 'CRL of one entry' : 'no CRL (openssl missing)';
       const rows: Row[] = [];
@@ -84,7 +89,7 @@ export const certificate: Scenario = {
               path: '/svc/resources/contexts/employees/subjects/bob',
               method: 'HEAD',
               headers: { Cookie: cookie, 'X-Operation': 'READ' },
-              tls: { ca: pki.client.ca },
+              tls: pki.anonymous,
               connections: ctx.connections,
               duration: ctx.duration,
               warmup: ctx.warmup,
