@@ -44,9 +44,13 @@ function connectionLimits(settings: SvcConfig['server']): http.ServerOptions {
  * handshake asks for one but does not require it: the certificate authenticator checks it, CRL
  * included, and a request without one is an ordinary request).
  */
-function tlsOptions(core: Core): https.ServerOptions {
-  const tls = core.config.server.tls!;
-  return { cert: readFileSync(tls.cert!), key: readFileSync(tls.key!), ...(core.clientCertificates ? { ca: core.clientCertificates.caCertificates } : {}) };
+function tlsOptions(core: Core, files = serverCertificate(core.config)): https.ServerOptions {
+  return { ...files, ...(core.clientCertificates ? { ca: core.clientCertificates.caCertificates } : {}) };
+}
+
+function serverCertificate(config: SvcConfig): { cert: Buffer; key: Buffer } {
+  const tls = config.server.tls!;
+  return { cert: readFileSync(tls.cert!), key: readFileSync(tls.key!) };
 }
 
 /** Starts the core server on `config.server` (port 0 picks a free one) and resolves once it listens. */
@@ -79,9 +83,11 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
       try {
         if (!path) throw new Error('this server was not started from a configuration file');
         const next = loadConfigFile(path);
+        // Files are read before anything changes: one that cannot be read refuses the whole reload.
+        const files = server instanceof https.Server && next.server.tls?.cert ? serverCertificate(next) : undefined;
         core.apply(next);
         // The CAs named in the TLS certificate request follow the reloaded bundle (its CRLs are in core).
-        if (server instanceof https.Server && next.server.tls?.cert) server.setSecureContext(tlsOptions(core));
+        if (files && server instanceof https.Server) server.setSecureContext(tlsOptions(core, files));
         core.audit.record({ event: 'config_change', outcome: 'success', reason: 'reload' });
         return { ok: true };
       } catch (error) {
