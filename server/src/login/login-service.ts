@@ -34,7 +34,7 @@ export interface LoginSuccess extends IssuedSession {
 /** A login's outcome before any session exists: what to make one of, and the audit's client and peer. */
 interface Verified {
   session: CreateSessionInput;
-  audit: { client: string; peer: string };
+  audit: Record<string, string>;
 }
 
 const principalKey = (p: Principal) => `${p.contextId}/${p.uniqueId}`;
