@@ -292,6 +292,18 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       expect(bob.attributes).toMatchObject({ givenName: 'Robert', familyName: 'Berg', roles: ['user', 'auditor'] });
       expect(bob.version).toBe(4);
     });
+
+    it('twelve concurrent updates without If-Match on two instances all succeed, none lost (never a 412 nobody asked for)', async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com' }, 'admin');
+      const second = serviceOver(await other());
+      const names = Array.from({ length: 12 }, (_, i) => `Name${i}`);
+      const writes = names.map((name, i) => (i % 2 ? second : service).update(E, 'bob', { givenName: name }, 'admin'));
+      const settled = await Promise.allSettled(writes);
+      expect(settled.filter((r) => r.status === 'rejected')).toEqual([]);
+      const bob = (await store.get(E, 'bob'))!;
+      expect(bob.version).toBe(13);
+      expect(names).toContain(bob.attributes.givenName);
+    });
   });
 
   describe('search', () => {

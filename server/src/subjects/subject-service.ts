@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Conflict, InvalidAttributes, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import type { ContextConfig } from '../config/types';
 import { checkPasswordPolicy } from '../passwords/password-policy';
@@ -24,7 +25,9 @@ export type SubjectChangeListener = (context: string, uniqueId: string, change: 
 
 /** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
 /** Merges of one update without If-Match before it gives up with 412 (other writers kept winning). */
-const MAX_MERGES = 5;
+const MAX_MERGES = 10;
+/** A lost race waits a random time below 2^attempt × this many milliseconds (at most 128) before merging again. */
+const MERGE_BACKOFF_MS = 2;
 
 export const normaliseAnswer = (answer: string): string => fold(answer).replace(/\s+/g, ' ').trim();
 
@@ -182,7 +185,12 @@ export class SubjectService {
         const after = await store.update(contextId, this.toWrite(config, before.uniqueId, attributes), expectedVersion ?? before.version);
         return { before, after };
       } catch (error) {
-        if (!(error instanceof PreconditionFailed) || expectedVersion !== undefined || attempt === MAX_MERGES) throw error;
+        if (!(error instanceof PreconditionFailed) || expectedVersion !== undefined) throw error;
+        // No If-Match was sent, so a 412 would name a precondition the client never set.
+        if (attempt === MAX_MERGES) throw new Conflict('the subject kept changing under this write; send it again');
+        // A random pause, doubling with each lost race ("full jitter"), so that writers racing in step
+        // fall out of it: a dozen writers on one subject then all land within a few rounds.
+        await delay(Math.random() * Math.min(128, MERGE_BACKOFF_MS * 2 ** attempt));
         before = await this.read(contextId, before.uniqueId);
       }
     }
