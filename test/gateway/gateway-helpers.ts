@@ -86,23 +86,38 @@ export function send(gateway: RunningGateway, pathAndQuery: string, options: Sen
 }
 
 /** Requests the core has answered so far (its request histogram's count). */
-export async function coreRequestCount(server: TestServer): Promise<number> {
-  const metric = await server.core.metrics.requests.get();
-  return metric.values.filter((v) => v.metricName === 'svc_http_request_duration_seconds_count').reduce((sum, v) => sum + v.value, 0);
-}
-
 export interface SeenRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
 }
 
+function asSeen(req: http.IncomingMessage): SeenRequest {
+  return { method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } };
+}
+
 /** Every request the core receives from now on, as it arrived (method, raw URL, headers). */
 export function recordCoreRequests(server: TestServer): SeenRequest[] {
   const seen: SeenRequest[] = [];
   // Before express's own listener, which rewrites req.url while routing.
-  server.server.prependListener('request', (req: http.IncomingMessage) => seen.push({ method: req.method ?? '', url: req.url ?? '', headers: { ...req.headers } }));
+  server.server.prependListener('request', (req: http.IncomingMessage) => seen.push(asSeen(req)));
   return seen;
+}
+
+/**
+ * The requests the core receives while `act` runs, by arrival. (Counting the core's request metric
+ * instead raced: an earlier request's metric is recorded when its answer finishes, which can come
+ * after the caller has already read that answer.)
+ */
+export async function coreRequestsDuring<T>(server: TestServer, act: () => Promise<T>): Promise<{ result: T; seen: SeenRequest[] }> {
+  const seen: SeenRequest[] = [];
+  const listener = (req: http.IncomingMessage) => seen.push(asSeen(req));
+  server.server.prependListener('request', listener);
+  try {
+    return { result: await act(), seen };
+  } finally {
+    server.server.off('request', listener);
+  }
 }
 
 /** `POST {gw}/api/login` for a visitor (the assertion names no user) with an svc name and password. */
