@@ -27,6 +27,10 @@ import { login } from '../helpers/login';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
 
+// Each case spends 60-150 argon2id computations at the real cost on two cores: seconds when the
+// machine is idle, past jest's default 30 s when other jobs load it (seen once in CI rehearsal).
+jest.setTimeout(120_000);
+
 const { users } = TEST_CREDENTIALS;
 const WRONG = 50;
 /** svc-web tries three password authenticators: every failed attempt costs three computations. */
