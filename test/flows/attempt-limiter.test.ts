@@ -85,14 +85,37 @@ function markersBehaviour(make: MakeMarkers): void {
     const clock = new Clock();
     const markers = make(clock);
     const first = await markers.issue('employees/bob', 60);
-    await expect(markers.consume('employees/alice', first)).resolves.toBe(false);
-    await expect(markers.consume('employees/bob', 'AAAAAAAAAAAAAAAAAAAAAA')).resolves.toBe(false);
+    await expect(markers.consume('employees/alice', first)).resolves.toBeUndefined();
+    await expect(markers.consume('employees/bob', 'AAAAAAAAAAAAAAAAAAAAAA')).resolves.toBeUndefined();
     const second = await markers.issue('employees/bob', 60);
-    await expect(markers.consume('employees/bob', first)).resolves.toBe(false);
-    await expect(Promise.all([markers.consume('employees/bob', second), markers.consume('employees/bob', second)])).resolves.toEqual([true, false]);
+    await expect(markers.consume('employees/bob', first)).resolves.toBeUndefined();
+    await expect(Promise.all([markers.consume('employees/bob', second), markers.consume('employees/bob', second)])).resolves.toEqual([clock.t + 60_000, undefined]);
     const third = await markers.issue('employees/bob', 60);
     clock.t += 60_000;
-    await expect(markers.consume('employees/bob', third)).resolves.toBe(false);
+    await expect(markers.consume('employees/bob', third)).resolves.toBeUndefined();
+  });
+
+  test('a consumed marker put back opens once more until its own expiry, never over a newer one', async () => {
+    const clock = new Clock();
+    const markers = make(clock);
+    const first = await markers.issue('employees/bob', 60);
+    const expires = await markers.consume('employees/bob', first);
+    expect(expires).toBe(clock.t + 60_000);
+    clock.t += 30_000;
+    await markers.restore('employees/bob', first, expires!);
+    await expect(markers.consume('employees/bob', first)).resolves.toBe(expires);
+    await markers.restore('employees/bob', first, expires!);
+    clock.t += 30_000;
+    await expect(markers.consume('employees/bob', first)).resolves.toBeUndefined();
+
+    const second = await markers.issue('employees/bob', 60);
+    const secondExpires = await markers.consume('employees/bob', second);
+    const third = await markers.issue('employees/bob', 60);
+    await markers.restore('employees/bob', second, secondExpires!);
+    await expect(markers.consume('employees/bob', second)).resolves.toBeUndefined();
+    await expect(markers.consume('employees/bob', third)).resolves.toBe(clock.t + 60_000);
+    await markers.restore('employees/bob', third, clock.t);
+    await expect(markers.consume('employees/bob', third)).resolves.toBeUndefined();
   });
 }
 

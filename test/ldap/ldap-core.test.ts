@@ -248,5 +248,15 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
     expect(change.status).toBe(400);
     expect(await change.json()).toMatchObject({ code: 'weak_password', errors: [{ path: 'password', message: 'Password is in history of old passwords' }] });
     expect(ldapwhoami(slapd.url, dn('bob'), 'Reset-bob-pass-7')).toBe(true);
+
+    // A reset the directory refuses writes nothing and spends nothing: the visitor chooses another.
+    expect((await visit('GET')).status).toBe(200);
+    expect((await visit('PUT', { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(200);
+    const refused = await visit('PUT', { password: users.bob });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'weak_password', errors: [{ message: 'Password is in history of old passwords' }] });
+    expect((await visit('PUT', { password: 'Reset-bob-pass-8' })).status).toBe(204);
+    expect(ldapwhoami(slapd.url, dn('bob'), 'Reset-bob-pass-8')).toBe(true);
+    expect((await visit('PUT', { password: 'Reset-bob-pass-9' })).status).toBe(400);
   });
 });

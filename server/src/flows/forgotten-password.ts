@@ -1,4 +1,4 @@
-import { AccessDenied, InvalidRequest, NotFound } from '../../../common/src/errors';
+import { AccessDenied, InvalidRequest, NotFound, WeakPassword } from '../../../common/src/errors';
 import { findLoginSubject } from '../authenticators/subject-lookup';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
@@ -162,7 +162,8 @@ export class ForgottenPassword {
   /**
    * Phase 3: a new password, once, after the answers matched for this subject in this session. The
    * subject's reset marker is consumed before the password is written, so a copied or replayed cookie
-   * cannot reset twice.
+   * cannot reset twice. A password the store's own policy refuses (an LDAP directory's history) writes
+   * nothing, so the marker is put back and the visitor may choose another.
    */
   async reset(flow: FlowSession, contextId: string, name: string, password: string): Promise<FlowOutcome<void>> {
     this.assertAnonymous(flow);
@@ -171,8 +172,14 @@ export class ForgottenPassword {
     if (!state?.reset || !target?.usable) throw new InvalidRequest('answer the questions of this subject first, in this session');
     const { subject } = target.usable;
     checkPasswordPolicy(password, { userId: subject.uniqueId, attributes: subject.attributes });
-    if (!(await this.markers.consume(target.key, state.reset))) throw new InvalidRequest('answer the questions of this subject first, in this session');
-    await this.core.subjects.setPassword(contextId, subject.uniqueId, password);
+    const expires = await this.markers.consume(target.key, state.reset);
+    if (expires === undefined) throw new InvalidRequest('answer the questions of this subject first, in this session');
+    try {
+      await this.core.subjects.setPassword(contextId, subject.uniqueId, password);
+    } catch (error) {
+      if (error instanceof WeakPassword) await this.markers.restore(target.key, state.reset, expires);
+      throw error;
+    }
     await this.core.endSubjectSessions(contextId, subject.uniqueId, 'password');
     this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: target.key, session: flow.session.handle });
     return { result: undefined, cookieValue: await this.keep(flow, undefined) };

@@ -22,17 +22,23 @@ export class MemoryResetMarkers implements ResetMarkers {
     return value.toString('base64url');
   }
 
-  async consume(subject: string, value: string): Promise<boolean> {
+  async consume(subject: string, value: string): Promise<number | undefined> {
     const marker = this.markers.get(subject);
-    if (!marker) return false;
+    if (!marker) return undefined;
     const given = Buffer.from(value, 'base64url');
     if (marker.expires <= this.now()) {
       this.markers.delete(subject);
-      return false;
+      return undefined;
     }
-    if (given.length !== marker.value.length || !timingSafeEqual(given, marker.value)) return false;
+    if (given.length !== marker.value.length || !timingSafeEqual(given, marker.value)) return undefined;
     this.markers.delete(subject);
-    return true;
+    return marker.expires;
+  }
+
+  async restore(subject: string, value: string, expires: number): Promise<void> {
+    if (this.markers.has(subject) || expires <= this.now()) return;
+    if (this.markers.size >= this.maxKeys) this.makeRoom();
+    this.markers.set(subject, { value: Buffer.from(value, 'base64url'), expires });
   }
 
   private makeRoom(): void {

@@ -15,7 +15,7 @@ import type Redis from 'ioredis';
 import { failClosed, keyPart } from '../sessions/redis-common';
 import type { ResetMarkers } from './reset-markers';
 
-/** KEYS: marker. ARGV: now ms, hash. 1 when the live marker has this hash (and is deleted), else 0. */
+/** KEYS: marker. ARGV: now ms, hash. The expiry when the live marker has this hash (and is deleted), else 0. */
 const CONSUME_SCRIPT = `
 local value = redis.call('GET', KEYS[1])
 if not value then return 0 end
@@ -26,7 +26,7 @@ if not expires or tonumber(expires) <= tonumber(ARGV[1]) then
 end
 if hash ~= ARGV[2] then return 0 end
 redis.call('DEL', KEYS[1])
-return 1`;
+return tonumber(expires)`;
 
 interface ScriptedRedis extends Redis {
   svcMarkerConsume(marker: string, now: number, hash: string): Promise<number>;
@@ -54,8 +54,16 @@ export class RedisResetMarkers implements ResetMarkers {
     return value;
   }
 
-  async consume(subject: string, value: string): Promise<boolean> {
-    return (await failClosed('reset marker store', () => this.#redis.svcMarkerConsume(this.#key(subject), this.#now(), digest(value)))) === 1;
+  async consume(subject: string, value: string): Promise<number | undefined> {
+    const expires = await failClosed('reset marker store', () => this.#redis.svcMarkerConsume(this.#key(subject), this.#now(), digest(value)));
+    return expires > 0 ? expires : undefined;
+  }
+
+  async restore(subject: string, value: string, expires: number): Promise<void> {
+    const ttl = expires - this.#now();
+    if (ttl <= 0) return;
+    // NX: a marker issued since (a later match of the answers) wins over the one put back.
+    await failClosed('reset marker store', () => this.#redis.set(this.#key(subject), `${expires}:${digest(value)}`, 'PX', ttl, 'NX'));
   }
 
   #key(subject: string): string {

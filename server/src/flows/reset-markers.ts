@@ -11,6 +11,11 @@
 export interface ResetMarkers {
   /** A new marker for `subject`, replacing any earlier one, alive `ttlSeconds`; resolves its value. */
   issue(subject: string, ttlSeconds: number): Promise<string>;
-  /** True exactly once for the subject's live marker `value`, which it removes; false otherwise. */
-  consume(subject: string, value: string): Promise<boolean>;
+  /** The expiry (ms) of the subject's live marker `value`, exactly once, removing it; else undefined. */
+  consume(subject: string, value: string): Promise<number | undefined>;
+  /**
+   * Puts a consumed marker back with its expiry, for a reset refused before anything was written (a
+   * directory's own password policy), unless a newer marker was issued meanwhile or it has expired.
+   */
+  restore(subject: string, value: string, expires: number): Promise<void>;
 }
