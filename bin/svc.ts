@@ -6,7 +6,7 @@ import { configSchema } from '../server/src/config/schema';
 import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
-import { createLogger, type Logger } from '../common/src/log';
+import { createLogger, stdoutDestination, type Logger } from '../common/src/log';
 import { runHashPassword } from '../server/src/passwords/hash-password-command';
 import { startServer, type RunningServer } from '../server/src/server';
 import { buildGatewayConfig, loadGatewayConfigFile, startGateway } from '../gateway/src/index';
@@ -90,7 +90,8 @@ async function server(argv: string[]): Promise<void> {
 }
 
 async function demo(): Promise<void> {
-  const log = createLogger();
+  const destination = stdoutDestination();
+  const log = createLogger({ destination });
   const { config, credentials } = await prepareDemo(demoEnvironment(), log);
   const running = await startServer(config, { logger: log });
   await seedDemo(running.core, credentials);
@@ -107,8 +108,8 @@ async function demo(): Promise<void> {
     },
     process.env,
   );
-  const gateway = await startGateway(gatewayConfig, { logger: log.child({ name: 'svc-gateway' }) });
-  const portal = await startDemoPortal(config.server.host, config.server.dataDir, credentials, gateway.baseUrl, log);
+  const gateway = await startGateway(gatewayConfig, { logger: createLogger({ name: 'svc-gateway', destination }) });
+  const portal = await startDemoPortal(config.server.host, config.server.dataDir, credentials, gateway.baseUrl, createLogger({ name: 'svc-portal', destination }));
   const credentialsFile = `${config.server.dataDir}/demo-credentials.json`;
   log.info({ core: running.baseUrl, gateway: gateway.baseUrl, portal: portal.baseUrl, credentials: credentialsFile }, 'svc demo ready');
   // For the person who ran `npm start` (stdout stays JSON lines): where to go, and where the passwords are.
@@ -120,11 +121,11 @@ async function demo(): Promise<void> {
 }
 
 /** The demo portal (SPEC 11) in front of the demo's gateway, through the portal's own loader. */
-async function startDemoPortal(host: string, dataDir: string, credentials: DemoCredentials, gatewayUrl: string, log: Logger) {
+async function startDemoPortal(host: string, dataDir: string, credentials: DemoCredentials, gatewayUrl: string, logger: Logger) {
   const { buildPortalConfig, startPortal } = await import('../portlet-adapter/src/portal');
   const { PORTLETS_DESCRIPTOR } = await import('../portlet-adapter/src/portlets');
   const document = demoPortalDocument({ credentials, host, gateway: gatewayUrl, dataDir, descriptor: PORTLETS_DESCRIPTOR });
-  return startPortal(buildPortalConfig(document, { env: process.env }), { logger: log.child({ name: 'svc-portal' }) });
+  return startPortal(buildPortalConfig(document, { env: process.env }), { logger });
 }
 
 async function gateway(argv: string[]): Promise<void> {

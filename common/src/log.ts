@@ -36,6 +36,14 @@ export function createLogger(options: { level?: string; destination?: pino.Desti
       timestamp: pino.stdTimeFunctions.epochTime,
       redact: { paths: ['password', '*.password', 'secret', '*.secret', 'clientcred', '*.clientcred', 'cookie', '*.cookie', 'token', '*.token', 'assertion', '*.assertion'], censor: '[redacted]' },
     },
-    options.destination ?? pino.destination({ sync: false, ...(cluster.isWorker && stdoutIsPipe() ? { maxWrite: PIPE_BUF } : {}) }),
+    options.destination ?? stdoutDestination(),
   );
+}
+
+/**
+ * Asynchronous writes to stdout. Loggers of one process that name themselves apart (the demo's core,
+ * gateway and portal) share one: a child logger cannot rename itself (pino would write `name` twice).
+ */
+export function stdoutDestination(): pino.DestinationStream {
+  return pino.destination({ sync: false, ...(cluster.isWorker && stdoutIsPipe() ? { maxWrite: PIPE_BUF } : {}) });
 }

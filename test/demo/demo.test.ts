@@ -35,6 +35,9 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     // The log names the file, never a secret from it.
     const secrets = [...Object.values(credentials.users), ...Object.values(credentials.clients), ...Object.values(credentials.portals)] as string[];
     for (const secret of secrets) expect(first.log.join('\n')).not.toContain(secret);
+    // One JSON object a line, each naming its part once (a renamed child logger wrote `name` twice).
+    for (const line of first.log) expect(line.match(/"name":/g)).toHaveLength(1);
+    expect(new Set(first.log.map((line) => (JSON.parse(line) as { name: string }).name))).toEqual(new Set(['svc', 'svc-gateway', 'svc-portal']));
 
     const second = await startDemo(dataDir);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(credentials);
