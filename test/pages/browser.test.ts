@@ -1,12 +1,13 @@
 /**
  * One real browser (Debian's Chromium through playwright-core) against a real server: the system
  * user opens the config page, is sent to the login form, logs in, and ends bob's session with the
- * page's button, with the pages' styles allowed by their CSP hashes. Skipped with a message when Chromium is absent, failing instead under
+ * page's button, with the pages' styles allowed by their CSP hashes, and axe finding nothing on either page. Skipped with a message when Chromium is absent, failing instead under
  * SVC_TEST_REQUIRE_ALL=1 (test/helpers/services.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
@@ -47,11 +48,13 @@ describeWithService(chromiumRequirement(), 'the config page in a real browser', 
     expect(new URL(page.url()).pathname).toBe('/svc/login');
     // The page's style element runs under its CSP hash (no 'unsafe-inline'): the form is 28rem wide.
     expect(await page.evaluate(BODY_MAX_WIDTH)).toBe('448px');
+    expect((await new AxeBuilder({ page }).analyze()).violations.map((violation) => violation.id)).toEqual([]);
     await page.fill('#user', 'svcadmin');
     await page.fill('#password', TEST_CREDENTIALS.users.svcadmin);
     await Promise.all([page.waitForURL((url) => url.pathname === '/svc/config'), page.click('button[type=submit]')]);
     expect(await page.locator('h1').textContent()).toBe('Configuration');
     expect(await page.evaluate(BODY_MAX_WIDTH)).toBe('1152px');
+    expect((await new AxeBuilder({ page }).analyze()).violations.map((violation) => violation.id)).toEqual([]);
 
     const row = page.locator('tr', { hasText: handle });
     await Promise.all([page.waitForURL((url) => url.search === '?ended=1'), row.getByRole('button', { name: 'End' }).click()]);

@@ -34,10 +34,10 @@ function sessionRows(input: ConfigPageInput): Html {
     s.authenticator,
     time(s.created),
     time(s.lastAccess),
-    html`<form method="post" action="${input.endAction}">${hidden({ handle: s.handle })}<button type="submit">End</button></form>`,
+    html`<form method="post" action="${input.endAction}">${hidden({ handle: s.handle })}<button type="submit" aria-label="End session ${s.handle}">End</button></form>`,
   ]);
   const more = input.truncated ? html`<p>Only the first ${input.sessions.length} are listed.</p>` : html``;
-  return html`${table(['handle', 'type', 'client', 'principal', 'level', 'authenticator', 'created', 'last access', ''], rows)}${more}`;
+  return html`${table(['handle', 'type', 'client', 'principal', 'level', 'authenticator', 'created', 'last access', 'action'], rows)}${more}`;
 }
 
 /** GET {base}/config for a browser: the running configuration without secrets, live sessions, reload. */
