@@ -42,6 +42,18 @@ export async function testConfigDocument(dataDir: string, hasher: PasswordHasher
   return demoConfigDocument({ credentials: TEST_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 });
 }
 
+/**
+ * Seeds `dataDir` like the demo (on the store `configure` chooses) and returns the configuration
+ * document of a core on it, for suites that then run that core as its own `svc server` process.
+ * The document is the plain test one: `configure` is not applied to it.
+ */
+export async function seededConfigDocument(dataDir: string, configure?: (doc: Record<string, unknown>) => void): Promise<Record<string, unknown>> {
+  const seeded = await startTestServer({ dataDir, configure });
+  const doc = await testConfigDocument(dataDir, seeded.hasher);
+  await seeded.stop({ keepData: true });
+  return doc;
+}
+
 /** A real core server on an ephemeral port with a temporary SQLite file, seeded like the demo. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));

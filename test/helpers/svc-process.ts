@@ -50,6 +50,11 @@ export function startSvc<T>(args: string[], env: NodeJS.ProcessEnv, ready: (entr
   });
 }
 
+/** `svc server --config FILE --port PORT` (0: an ephemeral one), once it listens; `ready` is its origin. */
+export function startCoreProcess(configFile: string, port = '0'): Promise<Running & { ready: string }> {
+  return startSvc(['server', '--config', configFile, '--port', port], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
+}
+
 /** SIGTERM, and the exit code. */
 export function stopSvc(running: Running): Promise<number | null> {
   return new Promise((resolvePromise) => {

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TEST_CREDENTIALS, startTestServer, testConfigDocument } from '../helpers/core-server';
+import { TEST_CREDENTIALS, seededConfigDocument } from '../helpers/core-server';
 import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
 import { Browser, attributeOf, tokenOf } from './portal-helpers';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
@@ -22,9 +22,7 @@ describe('core, gateway and svc portal as real processes', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-e2e-'));
     // Seed alice and bob into the data directory, then serve it from a real `svc server`.
-    const seeded = await startTestServer({ dataDir: dir });
-    const coreDoc = await testConfigDocument(dir, seeded.hasher);
-    await seeded.stop({ keepData: true });
+    const coreDoc = await seededConfigDocument(dir);
     writeFileSync(join(dir, 'core.json'), JSON.stringify(coreDoc));
     const core = await startSvc(['server', '--config', join(dir, 'core.json')], { SVC_PORT: '0' }, listening('core server listening'));
     processes.push(core);

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { TEST_CREDENTIALS, startTestServer, testConfigDocument } from '../helpers/core-server';
+import { TEST_CREDENTIALS, seededConfigDocument } from '../helpers/core-server';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
 import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
 
@@ -29,9 +29,7 @@ describeWithService(chromiumRequirement(), 'svc server, svc gateway and svc port
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-three-'));
-    const seeded = await startTestServer({ dataDir: dir });
-    const coreDoc = await testConfigDocument(dir, seeded.hasher);
-    await seeded.stop({ keepData: true });
+    const coreDoc = await seededConfigDocument(dir);
     writeFileSync(join(dir, 'core.json'), JSON.stringify(coreDoc));
     core = await startCore('0');
     writeFileSync(

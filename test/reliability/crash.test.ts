@@ -11,11 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunningGateway } from '../../gateway/src/index';
 import { employee, send as sendViaGateway, startTestGateway } from '../gateway/gateway-helpers';
-import { TEST_CREDENTIALS, startTestServer, testConfigDocument } from '../helpers/core-server';
+import { TEST_CREDENTIALS, seededConfigDocument } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { onPostgres, suiteSchemas } from '../helpers/postgres';
 import { describeWithService, postgresRequirement } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
+import { startCoreProcess, stopSvc, type Running } from '../helpers/svc-process';
 
 const CLIENTS = 4;
 /** Kill once this many writes are acknowledged (the load goes on until the process is gone). */
@@ -31,7 +31,6 @@ function crashSuite(store: string, onStore?: () => Promise<(doc: Record<string, 
   let core: Running & { ready: string };
   let gateway: RunningGateway;
 
-  const startCore = (port: string) => startSvc(['server', '--config', configFile, '--port', port], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
   const base = () => `${core.ready}/svc`;
 
   async function adminCookie(): Promise<string> {
@@ -45,13 +44,11 @@ function crashSuite(store: string, onStore?: () => Promise<(doc: Record<string, 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
     const configure = onStore ? await onStore() : undefined;
-    const seeded = await startTestServer({ dataDir: dir, configure });
-    const doc = await testConfigDocument(dir, seeded.hasher);
+    const doc = await seededConfigDocument(dir, configure);
     configure?.(doc);
-    await seeded.stop({ keepData: true });
     configFile = join(dir, 'core.json');
     writeFileSync(configFile, JSON.stringify(doc));
-    core = await startCore('0');
+    core = await startCoreProcess(configFile);
     gateway = await startTestGateway([base()]);
   }, 60_000);
 
@@ -101,7 +98,7 @@ function crashSuite(store: string, onStore?: () => Promise<(doc: Record<string, 
     expect(down.status).toBe(502);
     expect(down.json()).toMatchObject({ code: 'bad_gateway' });
 
-    core = await startCore(new URL(core.ready).port);
+    core = await startCoreProcess(configFile, new URL(core.ready).port);
     const after = await adminCookie();
     for (const [id, attributes] of acknowledged) {
       const read = await send(`${base()}/resources/contexts/employees/subjects/${id}`, { cookie: after, headers: { accept: 'application/json' } });

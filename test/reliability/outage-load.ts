@@ -120,3 +120,39 @@ export function startOutageLoad(base: string, clients = 3): OutageLoad {
     },
   };
 }
+
+/**
+ * Polls the core's `/ready` (at origin `ready`) until it is 200 (`up`) or not, then expects its
+ * `check` to say so; the core's reconnection takes a moment, so one poll is not enough.
+ */
+export async function readyBecomes(ready: string, check: string, up: boolean): Promise<void> {
+  for (;;) {
+    const answer = await send(`${ready}/ready`);
+    if ((answer.status === 200) === up) {
+      expect(answer.json).toMatchObject({ checks: { [check]: up ? 'up' : 'down' } });
+      return;
+    }
+    await pause(50);
+  }
+}
+
+/**
+ * One outage under `load`: under phase `during`, `takeAway()` the service until clients get 503s and
+ * `/ready` says it is down (`readyIs`); then `bringBack()` and, under phase `after`, wait until
+ * `/ready` says it is up and clients are served again.
+ */
+export async function outageAndRecovery(
+  load: OutageLoad,
+  phases: { during: string; after: string },
+  fault: { takeAway: () => unknown; bringBack: () => unknown },
+  readyIs: (up: boolean) => Promise<void>,
+): Promise<void> {
+  load.phase(phases.during);
+  await fault.takeAway();
+  await load.until('unavailable', 10);
+  await readyIs(false);
+  await fault.bringBack();
+  load.phase(phases.after);
+  await readyIs(true);
+  await load.until('ok', 30);
+}

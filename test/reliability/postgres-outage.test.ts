@@ -10,13 +10,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, testConfigDocument } from '../helpers/core-server';
+import { seededConfigDocument } from '../helpers/core-server';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
-import { send } from '../helpers/http';
 import { onPostgres, suiteSchemas, urlWithSchema } from '../helpers/postgres';
 import { describeWithService, PG_URL, postgresRequirement } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
-import { startOutageLoad, type OutageLoad } from './outage-load';
+import { startCoreProcess, stopSvc, type Running } from '../helpers/svc-process';
+import { outageAndRecovery, readyBecomes, startOutageLoad, type OutageLoad } from './outage-load';
 
 /** Short, so that the stall phase needs no long wait (the defaults are 5000 ms). */
 const TIMEOUTS = { statementTimeoutMs: 1000, connectTimeoutMs: 1000 };
@@ -32,31 +31,22 @@ describeWithService(postgresRequirement(), 'a core whose PostgreSQL goes away un
   const base = () => `${core.ready}/svc`;
   const alive = () => core.child.exitCode === null && core.child.signalCode === null;
 
-  async function readyBecomes(up: boolean): Promise<void> {
-    for (;;) {
-      const answer = await send(`${core.ready}/ready`);
-      if ((answer.status === 200) === up) {
-        expect(answer.json).toMatchObject({ checks: { postgres: up ? 'up' : 'down' } });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const readyIs = (up: boolean) => readyBecomes(core.ready, 'postgres', up);
+  const cut = { takeAway: () => proxy.cut(), bringBack: () => proxy.restore() };
+  const stall = { takeAway: () => proxy.stall(), bringBack: () => proxy.restore() };
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-pg-outage-'));
     const { schema, url } = await schemas.create();
     proxy = await startFaultProxy(Number(new URL(PG_URL).port || 5432), new URL(PG_URL).hostname);
     // Seeded straight on PostgreSQL; the core under test reaches it through the proxy.
-    const seeded = await startTestServer({ dataDir: dir, configure: onPostgres(url) });
-    const doc = await testConfigDocument(dir, seeded.hasher);
-    await seeded.stop({ keepData: true });
+    const doc = await seededConfigDocument(dir, onPostgres(url));
     const proxied = new URL(PG_URL);
     proxied.port = String(proxy.port);
     onPostgres(urlWithSchema(schema, proxied.toString()), TIMEOUTS)(doc);
     configFile = join(dir, 'core.json');
     writeFileSync(configFile, JSON.stringify(doc));
-    core = await startSvc(['server', '--config', configFile, '--port', '0'], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
+    core = await startCoreProcess(configFile);
     // A crash is the finding: its last words go to the test's output.
     let stderr = '';
     core.child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
@@ -76,23 +66,8 @@ describeWithService(postgresRequirement(), 'a core whose PostgreSQL goes away un
     started.phase('before');
     await started.until('ok', 30);
 
-    started.phase('cut');
-    proxy.cut();
-    await started.until('unavailable', 10);
-    await readyBecomes(false);
-    proxy.restore();
-    started.phase('after cut');
-    await readyBecomes(true);
-    await started.until('ok', 30);
-
-    started.phase('stalled');
-    proxy.stall();
-    await started.until('unavailable', 10);
-    await readyBecomes(false);
-    proxy.restore();
-    started.phase('after stall');
-    await readyBecomes(true);
-    await started.until('ok', 30);
+    await outageAndRecovery(started, { during: 'cut', after: 'after cut' }, cut, readyIs);
+    await outageAndRecovery(started, { during: 'stalled', after: 'after stall' }, stall, readyIs);
 
     // Cut while stalled: the connections the stall held (transactions among them) break at once.
     started.phase('stalled, then cut');
@@ -102,7 +77,7 @@ describeWithService(postgresRequirement(), 'a core whose PostgreSQL goes away un
     await started.until('unavailable', 10);
     proxy.restore();
     started.phase('after both');
-    await readyBecomes(true);
+    await readyIs(true);
     await started.until('ok', 30);
 
     await started.stop();

@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { handleOf } from '../../server/src/sessions/session-manager';
 import { employee, send as sendViaGateway, startTestGateway } from '../gateway/gateway-helpers';
-import { startTestServer, testConfigDocument } from '../helpers/core-server';
+import { seededConfigDocument } from '../helpers/core-server';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
 import { send } from '../helpers/http';
 import { redisServerRequirement, startPrivateRedis, type PrivateRedis } from '../helpers/private-redis';
 import { describeWithService } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
-import { startOutageLoad, type OutageLoad } from './outage-load';
+import { startCoreProcess, stopSvc, type Running } from '../helpers/svc-process';
+import { outageAndRecovery, readyBecomes, startOutageLoad, type OutageLoad } from './outage-load';
 
 const PREFIX = 'svc-outage:';
 /** Short, so that the stall phase needs no long wait (the default is 2000 ms). */
@@ -36,30 +36,15 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
   let core: Running & { ready: string };
   let load: OutageLoad | undefined;
 
-  const startCore = (file = configFile) => startSvc(['server', '--config', file, '--port', '0'], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
   const base = () => `${core.ready}/svc`;
   const alive = () => core.child.exitCode === null && core.child.signalCode === null;
-  const readiness = async () => send(`${core.ready}/ready`);
-
-  /** Polls `/ready` until it says `up` (true) or not; the core's reconnection takes a moment. */
-  async function readyBecomes(up: boolean): Promise<void> {
-    for (;;) {
-      const answer = await readiness();
-      if ((answer.status === 200) === up) {
-        expect(answer.json).toMatchObject({ checks: { sessions: up ? 'up' : 'down' } });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
+  const readyIs = (up: boolean) => readyBecomes(core.ready, 'sessions', up);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'svc-redis-outage-'));
     redis = await startPrivateRedis(['--maxmemory-policy', 'noeviction']);
     proxy = await startFaultProxy(redis.port);
-    const seeded = await startTestServer({ dataDir: dir });
-    const doc = await testConfigDocument(dir, seeded.hasher);
-    await seeded.stop({ keepData: true });
+    const doc = await seededConfigDocument(dir);
     doc.sessions = { store: 'redis', redis: { url: `redis://127.0.0.1:${proxy.port}`, prefix: PREFIX, commandTimeoutMs: COMMAND_TIMEOUT_MS } };
     configFile = join(dir, 'core.json');
     writeFileSync(configFile, JSON.stringify(doc));
@@ -67,7 +52,7 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
     mkdirSync(secondDir);
     secondConfigFile = join(dir, 'second.json');
     writeFileSync(secondConfigFile, JSON.stringify({ ...doc, server: { ...(doc.server as object), dataDir: secondDir } }));
-    core = await startCore();
+    core = await startCoreProcess(configFile);
   }, 60_000);
 
   afterAll(async () => {
@@ -85,36 +70,15 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
     await started.until('ok', 30);
 
     // Redis stopped: its clients are refused with 503, /ready says so, the process lives.
-    started.phase('stopped');
-    await redis.stop();
-    await started.until('unavailable', 10);
-    await readyBecomes(false);
     // Started again, empty: every session is gone, so clients log in again, and are served.
-    await redis.start();
-    started.phase('restarted');
-    await readyBecomes(true);
-    await started.until('ok', 30);
+    await outageAndRecovery(started, { during: 'stopped', after: 'restarted' }, { takeAway: () => redis.stop(), bringBack: () => redis.start() }, readyIs);
     expect(started.tally('restarted').relogin + started.tally('stopped').relogin).toBeGreaterThan(0);
 
     // Cut at the proxy (Redis keeps its data): refusals, then the same sessions serve again.
-    started.phase('cut');
-    proxy.cut();
-    await started.until('unavailable', 10);
-    await readyBecomes(false);
-    proxy.restore();
-    started.phase('after cut');
-    await readyBecomes(true);
-    await started.until('ok', 30);
+    await outageAndRecovery(started, { during: 'cut', after: 'after cut' }, { takeAway: () => proxy.cut(), bringBack: () => proxy.restore() }, readyIs);
 
     // Stalled: Redis accepts and says nothing; the core answers 503 after its command timeout.
-    started.phase('stalled');
-    proxy.stall();
-    await started.until('unavailable', 10);
-    await readyBecomes(false);
-    proxy.restore();
-    started.phase('after stall');
-    await readyBecomes(true);
-    await started.until('ok', 30);
+    await outageAndRecovery(started, { during: 'stalled', after: 'after stall' }, { takeAway: () => proxy.stall(), bringBack: () => proxy.restore() }, readyIs);
 
     await started.stop();
     load = undefined;
@@ -158,7 +122,7 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
   test('after Redis restarted empty, the stateless-cookie key is back in Redis: a core started later shares it', async () => {
     await redis.stop();
     await redis.start();
-    await readyBecomes(true);
+    await readyIs(true);
     // The first core writes its key back on reconnecting; a second core adopts it at its start.
     const direct = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     try {
@@ -169,7 +133,7 @@ describeWithService(redisServerRequirement(), 'a core whose Redis goes away unde
     } finally {
       direct.disconnect();
     }
-    const second = await startCore(secondConfigFile);
+    const second = await startCoreProcess(secondConfigFile);
     try {
       // A visitor's stateless session (its flow state signed in the cookie) from the first core holds on the second.
       const first = await send(`${base()}/resources/contexts/employees/subjects/bob/password/forgot`, { headers: { accept: 'application/json' } });

@@ -12,7 +12,7 @@ import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { login } from '../helpers/login';
 import { onPostgres, suiteSchemas } from '../helpers/postgres';
 import { describeWithService, postgresRequirement } from '../helpers/services';
-import { runSvc, startDemo, startSvc, stopSvc } from '../helpers/svc-process';
+import { runSvc, startCoreProcess, startDemo, stopSvc } from '../helpers/svc-process';
 
 const postgres = postgresRequirement();
 
@@ -83,7 +83,7 @@ describeWithService(postgres, 'svc export / migrate / import: SQLite → Postgre
 
   test('a core on PostgreSQL, as its own process: the demo users log in with the demo passwords', async () => {
     expect(fromPostgres).toBe(fromDemo);
-    const core = await startSvc(['server', '--config', onPg, '--port', '0'], {}, (entry) => (entry.msg === 'core server listening' ? (entry.url as string) : undefined));
+    const core = await startCoreProcess(onPg);
     try {
       const base = `${core.ready}/svc`;
       for (const user of ['alice', 'bob'] as const) {
