@@ -1,7 +1,7 @@
-import { autocannonLoad } from '../lib/autocannon';
-import { withCore, type CoreUnderTest } from '../lib/core';
+import { withCore } from '../lib/core';
 import { rawLoop } from '../lib/raw-loop';
 import { loadRow, type Measurement, type Row, type Scenario } from '../lib/scenario';
+import { readAndSearches } from '../lib/subject-loads';
 import { BENCH_CLIENT, BENCH_CREDENTIALS } from '../servers/core-shared';
 import { SEARCH_QUERIES } from './search';
 
@@ -27,25 +27,10 @@ export const ldap: Scenario = {
     const size = ctx.smoke ? 1_000 : 10_000;
     const measured = new Map<string, Measurement>();
     const key = (what: string, store: Store) => `${what}|${store}`;
-    const load = (core: CoreUnderTest, path: string, user: 'alice' | 'bob', connections: number) =>
-      autocannonLoad({
-        url: `${core.url}/svc/resources/contexts/employees/subjects${path}`,
-        headers: { Cookie: core.cookie(user), Accept: 'application/json' },
-        connections,
-        duration: ctx.duration,
-        warmup: ctx.warmup,
-        timeout: 60,
-        expectStatus: 200,
-      });
     for (const store of ['sqlite', 'ldap'] as const) {
       await withCore({ subjects: size, store }, async (core) => {
         ctx.log(`  ${STORE_NAME[store]}: ${size} subjects seeded in ${core.seedSeconds.toFixed(1)} s`);
-        await core.settle();
-        measured.set(key('READ', store), await load(core, '/bob', 'bob', ctx.connections));
-        for (const [label, query] of SEARCH_QUERIES) {
-          await core.settle();
-          measured.set(key(label, store), await load(core, `?${query}`, 'alice', Math.min(ctx.connections, 4)));
-        }
+        for (const [what, measurement] of await readAndSearches(ctx, core, SEARCH_QUERIES)) measured.set(key(what, store), measurement);
         await core.settle();
         const body = new URLSearchParams({ user: 'bob', password: BENCH_CREDENTIALS.users.bob, clientid: BENCH_CLIENT }).toString();
         const login = { origin: core.url, path: '/svc/login', method: 'POST' as const, headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' }, body, connections: LOGIN_CONNECTIONS, expectStatus: 200, warmup: 0 };

@@ -1,6 +1,6 @@
-import { autocannonLoad } from '../lib/autocannon';
-import { withCore, type CoreUnderTest } from '../lib/core';
+import { withCore } from '../lib/core';
 import { loadRow, type Measurement, type Row, type Scenario } from '../lib/scenario';
+import { readAndSearches } from '../lib/subject-loads';
 import { growthRow, SEARCH_QUERIES } from './search';
 
 type Store = 'sqlite' | 'postgres';
@@ -21,27 +21,11 @@ export const postgres: Scenario = {
     const sizes = ctx.smoke ? [1_000, 10_000] : [10_000, 100_000];
     const measured = new Map<string, Measurement>();
     const key = (what: string, store: Store, size: number) => `${what}|${store}|${size}`;
-    const load = (core: CoreUnderTest, path: string, user: 'alice' | 'bob', connections: number) =>
-      autocannonLoad({
-        url: `${core.url}/svc/resources/contexts/employees/subjects${path}`,
-        headers: { Cookie: core.cookie(user), Accept: 'application/json' },
-        connections,
-        duration: ctx.duration,
-        warmup: ctx.warmup,
-        timeout: 60,
-        expectStatus: 200,
-      });
     for (const size of sizes) {
       for (const store of ['sqlite', 'postgres'] as const) {
         await withCore({ subjects: size, store }, async (core) => {
           ctx.log(`  ${STORE_NAME[store]}: ${size} subjects seeded in ${core.seedSeconds.toFixed(1)} s`);
-          await core.settle();
-          measured.set(key('READ', store, size), await load(core, '/bob', 'bob', ctx.connections));
-          // Fewer connections for searches, as in search.ts: a slow query under many connections only measures the queue.
-          for (const [label, query] of SEARCH_QUERIES) {
-            await core.settle();
-            measured.set(key(label, store, size), await load(core, `?${query}`, 'alice', Math.min(ctx.connections, 4)));
-          }
+          for (const [what, measurement] of await readAndSearches(ctx, core, SEARCH_QUERIES)) measured.set(key(what, store, size), measurement);
         });
       }
     }

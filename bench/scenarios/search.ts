@@ -1,6 +1,6 @@
-import { autocannonLoad } from '../lib/autocannon';
 import { withCore } from '../lib/core';
 import { loadRow, type Measurement, type Row, type Scenario } from '../lib/scenario';
+import { subjectsLoad } from '../lib/subject-loads';
 import { seededId } from '../servers/core-shared';
 
 const MAX_GROWTH = 2;
@@ -42,15 +42,7 @@ export const search: Scenario = {
         ctx.log(`  ${size} subjects seeded in ${core.seedSeconds.toFixed(1)} s`);
         for (const [label, query] of queries) {
           await core.settle();
-          measured.set(`${label}@${size}`, await autocannonLoad({
-            url: `${core.url}/svc/resources/contexts/employees/subjects?${query}`,
-            headers: { Cookie: core.cookie('alice'), Accept: 'application/json' },
-            connections,
-            duration: ctx.duration,
-            warmup: ctx.warmup,
-            timeout: 60,
-            expectStatus: 200,
-          }));
+          measured.set(`${label}@${size}`, await subjectsLoad(ctx, core, `?${query}`, 'alice', connections));
         }
       });
     }
