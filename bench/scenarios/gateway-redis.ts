@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
 import { withCore } from '../lib/core';
 import { withGateway, type GatewayUnderTest } from '../lib/gateway';
 import { rawLoop } from '../lib/raw-loop';
+import { BENCH_REDIS_URL, deleteRedisKeys } from '../lib/redis';
 import { loadRow, type Measurement, type Scenario } from '../lib/scenario';
 
 /** Two runs of one path as one row: throughputs and percentiles averaged, counts added. */
@@ -15,8 +15,6 @@ function mean(runs: Measurement[]): Measurement {
 
 /** As in gateway.ts: compared where the gateway is at its capacity. */
 const SATURATING = 4;
-/** The local Redis (SVC_BENCH_REDIS_URL), keys under a prefix of this run, deleted afterwards. */
-const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
  * The gateway with `gateway.redis` (SPEC 12) beside the gateway in memory, same core, same run: the
@@ -58,19 +56,12 @@ export const gatewayRedis: Scenario = {
               runs[which].push(await through(gw, half));
             }
             return [mean(runs.memory), mean(runs.redis)];
-          }, { url: REDIS_URL, prefix }),
+          }, { url: BENCH_REDIS_URL, prefix }),
         );
         const memoryRow = loadRow(`check form 3 through the gateway (memory), ${many} connections (USER bob)`, memory, { target: 'reference' });
         return [memoryRow, loadRow(`check form 3 through the gateway with gateway.redis, ${many} connections (USER bob)`, shared, { reference: memoryRow })];
       } finally {
-        const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-          if (keys.length) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-        await redis.quit();
+        await deleteRedisKeys(prefix);
       }
     }),
 };

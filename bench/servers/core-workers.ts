@@ -18,7 +18,6 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
@@ -27,12 +26,12 @@ import { seedDemo } from '../../server/src/demo/demo';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { startServer } from '../../server/src/server';
 import { onStop, report } from '../lib/child';
+import { BENCH_REDIS_URL, deleteRedisKeys } from '../lib/redis';
 import { BENCH_CLIENT, BENCH_CREDENTIALS, type WorkersReady } from './core-shared';
 
 /** dist/bench/servers → dist/bin/svc.js */
 const SVC = resolve(__dirname, '../../bin/svc.js');
 const PG_URL = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const REDIS_URL = process.env.SVC_BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function adminQuery(sql: string): Promise<void> {
   const client = new Client({ connectionString: PG_URL });
@@ -97,14 +96,7 @@ async function main(): Promise<void> {
       await exited;
     }
     await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    await redis.quit();
+    await deleteRedisKeys(prefix);
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -112,7 +104,7 @@ async function main(): Promise<void> {
   const document = demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 });
   for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
   document.stores = { postgres: { url } };
-  document.sessions = { store: 'redis', redis: { url: REDIS_URL, prefix } };
+  document.sessions = { store: 'redis', redis: { url: BENCH_REDIS_URL, prefix } };
   const configFile = join(dataDir, 'svc.json');
   writeFileSync(configFile, JSON.stringify(document));
 
