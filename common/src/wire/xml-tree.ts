@@ -7,7 +7,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import { MalformedBody } from '../errors';
 import { MAX_DEPTH } from './json';
-import { guardXml } from './xml';
+import { guardXml, STRICT_PARSER_OPTIONS } from './xml';
 
 export interface XmlAttribute {
   ns?: string;
@@ -26,22 +26,8 @@ export interface XmlElement {
 
 const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 
-const parser = new XMLParser({
-  preserveOrder: true,
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  ignoreDeclaration: true,
-  processEntities: true,
-  htmlEntities: false,
-  allowBooleanAttributes: false,
-  onDangerousProperty: (name: string) => {
-    throw new MalformedBody(`forbidden element name ${name}`);
-  },
-  maxNestedTags: MAX_DEPTH - 1,
-});
+// In document order (children interleave with text), attributes unprefixed beside them.
+const parser = new XMLParser({ ...STRICT_PARSER_OPTIONS, preserveOrder: true, attributeNamePrefix: '' });
 
 /** One node of fast-xml-parser's ordered output: `{name: children, ':@': attributes}` or `{'#text': …}`. */
 type OrderedNode = Record<string, unknown>;

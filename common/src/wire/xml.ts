@@ -1,4 +1,4 @@
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
 import { MalformedBody } from '../errors';
 import { FORBIDDEN_NAMES, MAX_DEPTH } from './json';
 
@@ -15,9 +15,12 @@ const NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
 // billion laughs); processing instructions other than the declaration are refused too.
 const FORBIDDEN = /<!DOCTYPE|<!ENTITY|<\?(?!xml[\s?])/i;
 
-const parser = new XMLParser({
+/**
+ * The parser settings every XML reading shares (parseXml here, parseXmlTree for SOAP): values stay
+ * text as sent, only the five predefined entities are expanded, and names and nesting are limited.
+ */
+export const STRICT_PARSER_OPTIONS: X2jOptions = {
   ignoreAttributes: false,
-  attributeNamePrefix: '@',
   parseTagValue: false,
   parseAttributeValue: false,
   trimValues: false,
@@ -31,7 +34,9 @@ const parser = new XMLParser({
     throw new MalformedBody(`forbidden element name ${name}`);
   },
   maxNestedTags: MAX_DEPTH - 1, // the parser does not count the root
-});
+};
+
+const parser = new XMLParser({ ...STRICT_PARSER_OPTIONS, attributeNamePrefix: '@' });
 
 const builder = new XMLBuilder({
   ignoreAttributes: false,
