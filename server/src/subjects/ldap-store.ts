@@ -7,6 +7,7 @@ import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
 import { LdapPasswords } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
+import { openOnce } from './open-once';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import { valuesOf, type StoredSubject } from './subject';
 
@@ -37,7 +38,7 @@ export class LdapSubjectStore implements SubjectStore {
   readonly passwords: LdapPasswords;
   private readonly pool: LdapPool;
   private readonly entries: LdapEntries;
-  private opening?: Promise<void>;
+  private readonly opener = openOnce(() => this.prepare());
   /** The smallest `pwdMaxFailure` of the directory's password policies (0: none), read by open(). */
   directoryMaxFailure = 0;
 
@@ -56,11 +57,7 @@ export class LdapSubjectStore implements SubjectStore {
    * directory's `pwdMaxFailure` (svc must lock before the directory does).
    */
   open(): Promise<void> {
-    this.opening ??= this.prepare().catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    return this.opening;
+    return this.opener();
   }
 
   private async prepare(): Promise<void> {

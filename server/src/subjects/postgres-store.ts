@@ -3,6 +3,7 @@ import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } 
 import type { Logger } from '../../../common/src/log';
 import type { PostgresSettings } from '../config/types';
 import { filterToSql, prefixRange } from './filter/to-sql';
+import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { Attributes, StoredSubject } from './subject';
@@ -84,7 +85,7 @@ const UNAVAILABLE_MESSAGE = /timeout|Connection terminated|connection/i;
 export class PostgresSubjectStore implements SubjectStore {
   readonly kind = 'postgres';
   private readonly pool: Pool;
-  private opening?: Promise<void>;
+  private readonly opener = openOnce(() => this.prepare());
   private closed = false;
 
   constructor(
@@ -119,11 +120,7 @@ export class PostgresSubjectStore implements SubjectStore {
    * Errors are the database's own here (their message says what is wrong); calls translate them.
    */
   open(): Promise<void> {
-    this.opening ??= this.prepare().catch((error: unknown) => {
-      this.opening = undefined;
-      throw error;
-    });
-    return this.opening;
+    return this.opener();
   }
 
   private async prepare(): Promise<void> {
