@@ -17,7 +17,8 @@ import { spawnChild, type RunningChild } from '../../bench/lib/child';
 import type { CoreReady, GatewayReady, MemoryReport } from '../../bench/servers/core-shared';
 import { BENCH_CLIENT, BENCH_CREDENTIALS, BENCH_PORTAL } from '../../bench/servers/core-shared';
 import { flood } from '../helpers/flood';
-import { getFrom, send } from '../helpers/http';
+import { send } from '../helpers/http';
+import { rawSend } from '../helpers/tls-http';
 
 /** Requests in the flood (SVC_FLOOD_REQUESTS to change it). */
 const TOTAL = Number(process.env.SVC_FLOOD_REQUESTS ?? 100_000);
@@ -133,7 +134,7 @@ test(`${TOTAL} cookie-less flow starts from one address and from several: memory
   await bobLogsIn();
   expect(await bobThroughGateway()).toMatchObject({ type: 'USER', principal: { uniqueId: 'bob', contextId: 'employees' } });
   // The flows still work for a visitor from an address that did not flood.
-  const questions = await getFrom('127.0.0.20', `${core.ready.base}/resources/contexts/employees/subjects/BOB/password/forgot`);
+  const questions = await rawSend(`${core.ready.base}/resources/contexts/employees/subjects/BOB/password/forgot`, { localAddress: '127.0.0.20' });
   expect(questions.status).toBe(200);
   expect(questions.json?.questions).toEqual(['What was the name of your first pet?', 'In which city were you born?']);
 }, 600_000);

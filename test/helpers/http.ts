@@ -1,5 +1,3 @@
-import http from 'node:http';
-
 /** Small fetch wrappers for suites that talk to a real server: no redirects followed, cookies by hand. */
 export interface Sent {
   status: number;
@@ -60,27 +58,4 @@ export function sessionOf(sent: Sent): Record<string, unknown> {
   const session = sent.json?.session;
   if (!session || typeof session !== 'object') throw new Error(`no session in ${sent.status} ${sent.text}`);
   return session as Record<string, unknown>;
-}
-
-/**
- * A GET from another loopback address (servers listen on 127.0.0.1, and every 127/8 address reaches
- * them): the server sees another visitor's address, without any proxy header.
- */
-export function getFrom(localAddress: string, url: string, headers: Record<string, string> = { accept: 'application/json' }): Promise<{ status: number; json: Record<string, unknown> | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get(url, { localAddress, agent: false, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        let json: Record<string, unknown> | undefined;
-        try {
-          json = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-    });
-    req.on('error', reject);
-  });
 }

@@ -19,7 +19,10 @@ export interface RawOptions {
   ca?: string;
   cert?: string;
   key?: string;
-  /** Another loopback address as the peer the server sees (127.0.0.2). */
+  /**
+   * Another loopback address as the peer the server sees (127.0.0.2): every 127/8 address reaches a
+   * server listening on 127.0.0.1, so it meets another visitor without any proxy header.
+   */
   localAddress?: string;
 }
 
