@@ -2,7 +2,6 @@
  * The client library's certificate connection and `svc cli login --cert --key --ca` against a real
  * HTTPS core whose server certificate comes from the suite's own CA (SPEC section 13).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import { SvcClientError } from '../../client/src/errors';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { opensslRequirement } from '../helpers/pki';
 import { describeWithService } from '../helpers/services';
-import { BIN } from '../helpers/svc-process';
+import { runCli } from '../helpers/svc-process';
 import { addCertificateClients, makePki, type Pki } from './fixture';
 
 // Each CLI step starts a node process; beside other suites on two cores that takes a while.
@@ -60,18 +59,7 @@ describeWithService(opensslRequirement(), 'certificate connections: client libra
     await expect(Connection.open({ kind: 'certificate', cert: pki.mail.certPem, key: pki.mail.keyPem }, { config: { baseUrl: 'http://127.0.0.1:1/svc' } })).rejects.toThrow('https');
   });
 
-  function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CLI_SESSION: join(home, 'session.json') };
-      const child = spawn(process.execPath, [BIN, 'cli', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    });
-  }
+  const cli = (args: string[]) => runCli(home, args);
 
   test('svc cli login --cert --key --ca, then commands on the saved session', async () => {
     const login = await cli(['login', '--base-url', server.baseUrl, '--cert', pki.cn.certPath, '--key', pki.cn.keyPath, '--ca', pki.serverCa.certPath]);

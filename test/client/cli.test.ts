@@ -2,38 +2,20 @@
  * The real built `svc cli` as a child process against an in-process core server. Children run
  * asynchronously: a synchronous spawn would block the event loop the server answers on.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { runCli } from '../helpers/svc-process';
 
 const ROOT = join(__dirname, '..', '..');
-const BIN = join(ROOT, 'dist', 'bin', 'svc.js');
 
 let server: TestServer;
 let home: string;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, SVC_CLI_SESSION: join(home, 'session.json'), ...options.env };
-    const child = spawn(process.execPath, [BIN, 'cli', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
+const cli = (args: string[], options?: { stdin?: string; env?: Record<string, string> }) => runCli(home, args, options);
 
 const base = () => ['--base-url', server.baseUrl];
 

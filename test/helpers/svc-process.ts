@@ -1,6 +1,6 @@
 /** The built `svc` command (dist/bin/svc.js) as real child processes: one-shot commands and the demo. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const BIN = resolve(__dirname, '../../dist/bin/svc.js');
@@ -22,6 +22,25 @@ export function runSvc(args: string[], options: { stdin?: string; env?: NodeJS.P
   return new Promise((resolvePromise, reject) => {
     child.once('error', reject);
     child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * Runs `svc cli ARGS` to its end in a bare environment: PATH, and HOME and the session file in
+ * `home`, so that no saved session or setting of the machine's user takes part; `env` adds to it.
+ * A child killed by a signal has code -1.
+ */
+export function runCli(home: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Finished & { code: number }> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, SVC_CLI_SESSION: join(home, 'session.json'), ...options.env };
+  const child = spawn(process.execPath, [BIN, 'cli', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  child.stdin.end(options.stdin ?? '');
+  return new Promise((resolvePromise, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
   });
 }
 
