@@ -17,7 +17,8 @@ import { signPrincipalAssertion, type PrincipalName } from '../../common/src/ass
 import type { DemoCredentials } from '../../server/src/demo/demo-config';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
 import { Browser, tokenOf } from '../portal/portal-helpers';
-import { alive, exitOf, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
+import { exitOf, startDemoCluster, stopDemoCluster, type RunningCluster } from '../helpers/demo-cluster';
+import { alive } from '../helpers/svc-process';
 import { send, type Sent } from '../helpers/http';
 import { login, sealedParams } from '../helpers/login';
 import { suiteSchemas } from '../helpers/postgres';

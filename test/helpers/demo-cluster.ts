@@ -68,13 +68,3 @@ export function exitOf(cluster: RunningCluster, cause: () => void): Promise<numb
     cause();
   });
 }
-
-/** Whether a process with this id still exists. */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -74,6 +74,16 @@ export function startCoreProcess(configFile: string, port = '0'): Promise<Runnin
   return startSvc(['server', '--config', configFile, '--port', port], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));
 }
 
+/** Whether a process with this pid exists (signal 0 checks without sending). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** SIGTERM, and the exit code. */
 export function stopSvc(running: Running): Promise<number | null> {
   return new Promise((resolvePromise) => {

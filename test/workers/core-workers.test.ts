@@ -15,8 +15,8 @@ import { startTestServer, TEST_CREDENTIALS } from '../helpers/core-server';
 import { adminQuery, onPostgres, suiteSchemas } from '../helpers/postgres';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, postgresRequirement, REDIS_URL, redisRequirement } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
-import { alive, coreConfigFile, eventually, request, servedBy, sessionCookie, suiteDirs, type Answer } from './helpers';
+import { alive, startSvc, stopSvc, type Running } from '../helpers/svc-process';
+import { coreConfigFile, eventually, request, servedBy, sessionCookie, suiteDirs, type Answer } from './helpers';
 
 jest.setTimeout(120_000);
 

@@ -12,8 +12,8 @@ import { signPrincipalAssertion } from '../../common/src/assertion/principal-ass
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, REDIS_URL, redisRequirement } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
-import { alive, eventually, gatewayConfigFile, request, suiteDirs } from './helpers';
+import { alive, startSvc, stopSvc, type Running } from '../helpers/svc-process';
+import { eventually, gatewayConfigFile, request, suiteDirs } from './helpers';
 
 jest.setTimeout(120_000);
 

@@ -100,16 +100,6 @@ export async function servedBy(running: Running, answer: Answer): Promise<number
   throw new Error(`no request log line for ${id}`);
 }
 
-/** Whether a process with this pid exists (signal 0 checks without sending). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Resolves once `condition()` holds, polling (a process's exit, a log line). */
 export async function eventually(condition: () => boolean | Promise<boolean>, what: string, tries = 400): Promise<void> {
   for (let i = 0; i < tries; i++) {
