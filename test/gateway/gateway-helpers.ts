@@ -11,20 +11,21 @@ export const PORTAL_SECRET = TEST_CREDENTIALS.portals[PORTAL];
 /** A subject of the test configuration's `employees` context, as an assertion names it. */
 export const employee = (uniqueId: string): PrincipalName => ({ contextId: 'employees', uniqueId });
 
+/** The `gateway` section of a test configuration: on an ephemeral port at `/gw`, for `cores`, with the test credentials. */
+export function testGatewaySection(cores: string[]): Record<string, unknown> {
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    root: '/gw',
+    cores,
+    clientId: 'portal-gateway',
+    secret: TEST_CREDENTIALS.clients['portal-gateway'],
+    portals: [{ id: PORTAL, secret: PORTAL_SECRET }],
+  };
+}
+
 export function gatewayConfig(cores: string[], overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  return buildGatewayConfig({
-    gateway: {
-      host: '127.0.0.1',
-      port: 0,
-      root: '/gw',
-      cores,
-      clientId: 'portal-gateway',
-      secret: TEST_CREDENTIALS.clients['portal-gateway'],
-      portals: [{ id: PORTAL, secret: PORTAL_SECRET }],
-      probeIntervalMs: 50,
-      ...overrides,
-    },
-  });
+  return buildGatewayConfig({ gateway: { ...testGatewaySection(cores), probeIntervalMs: 50, ...overrides } });
 }
 
 export function startTestGateway(cores: string[], overrides: Partial<GatewayConfig> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {

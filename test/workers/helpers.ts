@@ -9,7 +9,8 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
-import { TEST_CREDENTIALS, TEST_HASH, testConfigDocument } from '../helpers/core-server';
+import { testGatewaySection } from '../gateway/gateway-helpers';
+import { TEST_HASH, testConfigDocument } from '../helpers/core-server';
 import type { Running } from '../helpers/svc-process';
 
 /** Temporary directories of a suite, removed after it. Call inside the describe block. */
@@ -37,16 +38,7 @@ export async function coreConfigFile(dataDir: string, change: (doc: Record<strin
 /** A gateway configuration file in `dir` for `cores`, with `redis` as `gateway.redis` when given. */
 export function gatewayConfigFile(dir: string, cores: string[], redis?: Record<string, unknown>): string {
   const file = join(dir, 'gateway.json');
-  const gateway = {
-    host: '127.0.0.1',
-    port: 0,
-    root: '/gw',
-    cores,
-    clientId: 'portal-gateway',
-    secret: TEST_CREDENTIALS.clients['portal-gateway'],
-    portals: [{ id: 'demo-portal', secret: TEST_CREDENTIALS.portals['demo-portal'] }],
-    ...(redis ? { redis } : {}),
-  };
+  const gateway = { ...testGatewaySection(cores), ...(redis ? { redis } : {}) };
   writeFileSync(file, JSON.stringify({ gateway }));
   return file;
 }
