@@ -11,10 +11,9 @@
  * that the checks (which must never reach the stub) wrote nothing either.
  */
 import fc from 'fast-check';
-import { SvcError } from '../../common/src/errors';
 import { OPERATIONS, type Operation } from '../../server/src/config/types';
 import { startTestServer, type TestServer } from '../helpers/core-server';
-import { call, dumpStore, sessionCookies, WHO, type Answer, type Who } from './helpers';
+import { call, CONTEXTS, dumpStore, sessionCookies, stubSubjectWrites, SUBJECTS, WHO, type Answer, type Who } from './helpers';
 
 let server: TestServer;
 let who: Record<Who, string>;
@@ -23,21 +22,13 @@ let reached = 0;
 beforeAll(async () => {
   server = await startTestServer();
   who = await sessionCookies(server);
-  const stub = async (): Promise<never> => {
-    reached += 1;
-    throw new SvcError(418, 'reached_operation', 'Reached the operation');
-  };
-  jest.spyOn(server.core.subjects, 'create').mockImplementation(stub);
-  jest.spyOn(server.core.subjects, 'update').mockImplementation(stub);
-  jest.spyOn(server.core.subjects, 'delete').mockImplementation(stub);
+  stubSubjectWrites(server, () => (reached += 1));
 });
 afterAll(async () => {
   jest.restoreAllMocks();
   await server.stop();
 });
 
-const CONTEXTS = ['employees', 'customers', 'nowhere'] as const;
-const SUBJECTS = ['alice', 'bob', 'svcadmin', 'ghost', 'Bob'] as const;
 const METHOD: Record<Operation, string> = { CREATE: 'POST', READ: 'GET', UPDATE: 'PUT', DELETE: 'DELETE', SEARCH: 'GET' };
 const BODY: Partial<Record<Operation, unknown>> = {
   CREATE: { subject: { uniqueId: 'newbie', attributes: { mail: 'newbie@example.com', password: 'Newbie-pass-123' } } },

@@ -1,3 +1,4 @@
+import { SvcError } from '../../common/src/errors';
 import type { TestServer } from '../helpers/core-server';
 
 /** The principals the authorization suites act as. */
@@ -13,6 +14,25 @@ export async function sessionCookies(server: TestServer): Promise<Record<Who, st
     ALICE: await make({ type: 'USER', clientId: 'svc-web', principal: { uniqueId: 'alice', contextId: 'employees' }, level: 2, authenticator: 'employees-password' }),
     SYSTEM: await make({ type: 'SYSTEM', clientId: 'svc-web', principal: { uniqueId: 'svcadmin', contextId: '' }, level: 2, authenticator: 'system' }),
   };
+}
+
+/** The contexts and subjects the check properties draw from: each kind of subject, a missing one, a missing context. */
+export const CONTEXTS = ['employees', 'customers', 'nowhere'] as const;
+export const SUBJECTS = ['alice', 'bob', 'svcadmin', 'ghost', 'Bob'] as const;
+
+/**
+ * Replaces the subject service's writes with a stub throwing a distinctive 418 `reached_operation`
+ * (calling `onReached` first): a real request that passes authorization is seen without changing
+ * anything. jest.restoreAllMocks() puts the writes back.
+ */
+export function stubSubjectWrites(server: TestServer, onReached: () => void = () => undefined): void {
+  const stub = async (): Promise<never> => {
+    onReached();
+    throw new SvcError(418, 'reached_operation', 'Reached the operation');
+  };
+  jest.spyOn(server.core.subjects, 'create').mockImplementation(stub);
+  jest.spyOn(server.core.subjects, 'update').mockImplementation(stub);
+  jest.spyOn(server.core.subjects, 'delete').mockImplementation(stub);
 }
 
 /** Every subject of every context with its version: equal dumps mean nothing was written. */

@@ -7,9 +7,8 @@
  * changing anything, and the store dump proves nothing was written.
  */
 import fc from 'fast-check';
-import { SvcError } from '../../common/src/errors';
 import { OPERATIONS, type Operation } from '../../server/src/config/types';
-import { call, dumpStore, sessionCookies, WHO, type Who } from '../authorization/helpers';
+import { call, CONTEXTS, dumpStore, sessionCookies, stubSubjectWrites, SUBJECTS, WHO, type Who } from '../authorization/helpers';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { soapClient, VERSIONS, type OperationName, type Outcome, type SoapVersionName, type SvcSoapClient } from './helpers';
 
@@ -25,20 +24,13 @@ beforeAll(async () => {
   cookies = who;
   clients = {};
   for (const w of WHO) for (const v of VERSIONS) clients[`${w} ${v}`] = await soapClient(server.baseUrl, v, { cookie: who[w] });
-  const stub = async (): Promise<never> => {
-    throw new SvcError(418, 'reached_operation', 'Reached the operation');
-  };
-  jest.spyOn(server.core.subjects, 'create').mockImplementation(stub);
-  jest.spyOn(server.core.subjects, 'update').mockImplementation(stub);
-  jest.spyOn(server.core.subjects, 'delete').mockImplementation(stub);
+  stubSubjectWrites(server);
 });
 afterAll(async () => {
   jest.restoreAllMocks();
   await server.stop();
 });
 
-const CONTEXTS = ['employees', 'customers', 'nowhere'] as const;
-const SUBJECTS = ['alice', 'bob', 'svcadmin', 'ghost', 'Bob'] as const;
 const SOAP_OPERATION: Record<Operation, OperationName> = { CREATE: 'create', READ: 'read', UPDATE: 'update', DELETE: 'delete', SEARCH: 'search' };
 
 /** An answer in comparable terms: the check's members, or the refusal's status and code. */
