@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '../../client/src/connection';
 import { SvcClientError } from '../../client/src/errors';
-import { startTestServer, type TestServer } from '../helpers/core-server';
+import type { TestServer } from '../helpers/core-server';
 import { opensslRequirement } from '../helpers/pki';
 import { describeWithService } from '../helpers/services';
 import { runCli } from '../helpers/svc-process';
-import { addCertificateClients, makePki, type Pki } from './fixture';
+import { startCertificateCore, stopCertificateCore, type Pki } from './fixture';
 
 // Each CLI step starts a node process; beside other suites on two cores that takes a while.
 jest.setTimeout(120_000);
@@ -22,16 +22,12 @@ describeWithService(opensslRequirement(), 'certificate connections: client libra
   let home: string;
 
   beforeAll(async () => {
-    pki = makePki();
     home = mkdtempSync(join(tmpdir(), 'svc-cli-cert-'));
-    server = await startTestServer({
-      configure: (doc) => addCertificateClients(doc, { cert: pki.server.certPath, key: pki.server.keyPath, clientCA: pki.ca.certPath, crl: pki.crlPath }),
-    });
+    ({ pki, server } = await startCertificateCore((made) => ({ cert: made.server.certPath, key: made.server.keyPath, clientCA: made.ca.certPath, crl: made.crlPath })));
   });
 
   afterAll(async () => {
-    await server?.stop();
-    pki?.remove();
+    await stopCertificateCore({ pki, server });
     if (home) rmSync(home, { recursive: true, force: true });
   });
 

@@ -4,13 +4,13 @@
  * audit line (serial and subject).
  */
 import { ClientSealer } from '../../client/src/clientcred/sealer';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import { logLines, type LogLines } from '../helpers/log-lines';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import type { LogLines } from '../helpers/log-lines';
 import { sealedParams } from '../helpers/login';
 import { opensslRequirement, type Issued } from '../helpers/pki';
 import { describeWithService } from '../helpers/services';
 import { rawSend, type RawOptions } from '../helpers/tls-http';
-import { addCertificateClients, makePki, type Pki } from './fixture';
+import { startCertificateCore, stopCertificateCore, type Pki } from './fixture';
 
 jest.setTimeout(60_000);
 
@@ -21,19 +21,11 @@ describeWithService(opensslRequirement(), 'client certificates over HTTPS', () =
   let base: string;
 
   beforeAll(async () => {
-    pki = makePki();
-    log = logLines();
-    server = await startTestServer({
-      logger: log.logger,
-      configure: (doc) => addCertificateClients(doc, { cert: pki.server.certPath, key: pki.server.keyPath, clientCA: pki.ca.certPath, crl: pki.crlPath }),
-    });
+    ({ pki, server, log } = await startCertificateCore((made) => ({ cert: made.server.certPath, key: made.server.keyPath, clientCA: made.ca.certPath, crl: made.crlPath })));
     base = server.baseUrl;
   });
 
-  afterAll(async () => {
-    await server?.stop();
-    pki?.remove();
-  });
+  afterAll(() => stopCertificateCore({ pki, server }));
 
   const withCert = (cert: Issued | undefined, options: RawOptions = {}): RawOptions => ({ ca: pki.serverCa.certPem, ...(cert ? { cert: cert.certPem, key: cert.keyPem } : {}), ...options });
   const login = (cert: Issued | undefined, form: Record<string, string> = {}, options: RawOptions = {}) => rawSend(`${base}/login`, withCert(cert, { form, ...options }));
@@ -150,19 +142,10 @@ describeWithService(opensslRequirement(), 'a stale CRL', () => {
   let log: LogLines;
 
   beforeAll(async () => {
-    pki = makePki();
-    log = logLines();
-    server = await startTestServer({
-      logger: log.logger,
-      seed: false,
-      configure: (doc) => addCertificateClients(doc, { cert: pki.server.certPath, key: pki.server.keyPath, clientCA: pki.ca.certPath, crl: pki.staleCrlPath }),
-    });
+    ({ pki, server, log } = await startCertificateCore((made) => ({ cert: made.server.certPath, key: made.server.keyPath, clientCA: made.ca.certPath, crl: made.staleCrlPath }), { seed: false }));
   });
 
-  afterAll(async () => {
-    await server?.stop();
-    pki?.remove();
-  });
+  afterAll(() => stopCertificateCore({ pki, server }));
 
   test('fails closed: a valid certificate of its issuer is refused', async () => {
     const answer = await rawSend(`${server.baseUrl}/login`, { ca: pki.serverCa.certPem, cert: pki.app.certPem, key: pki.app.keyPem, form: {} });

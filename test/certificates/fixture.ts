@@ -2,9 +2,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { addCertificateClients } from '../../bench/lib/pki';
+import { startTestServer, type TestServer } from '../helpers/core-server';
+import { logLines, type LogLines } from '../helpers/log-lines';
 import { TestCa, type Issued } from '../helpers/pki';
 
-export { addCertificateClients } from '../../bench/lib/pki';
+export { addCertificateClients };
 
 const DAY = 24 * 3600 * 1000;
 
@@ -67,4 +70,33 @@ export function makePki(): Pki {
     staleCrlPath: ca.crl(join(dir, 'stale-crl.pem'), [], { stale: true }),
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** A suite's PKI and the core that trusts it, with the core's log lines (audits) kept. */
+export interface CertificateCore {
+  pki: Pki;
+  server: TestServer;
+  log: LogLines;
+}
+
+/**
+ * Makes a PKI and starts a core with the certificate clients, its `server.tls` being `tls(pki)` (the
+ * server's files, the client CA, a CRL, proxy peers); `seed: false` leaves the store empty.
+ */
+export async function startCertificateCore(tls: (pki: Pki) => Record<string, unknown>, options: { seed?: false } = {}): Promise<CertificateCore> {
+  const pki = makePki();
+  const log = logLines();
+  try {
+    const server = await startTestServer({ logger: log.logger, seed: options.seed, configure: (doc) => addCertificateClients(doc, tls(pki)) });
+    return { pki, server, log };
+  } catch (error) {
+    pki.remove();
+    throw error;
+  }
+}
+
+/** Stops what startCertificateCore started (either may be missing: its beforeAll failed). */
+export async function stopCertificateCore(core: { pki?: Pki; server?: TestServer }): Promise<void> {
+  await core.server?.stop();
+  core.pki?.remove();
 }

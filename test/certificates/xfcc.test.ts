@@ -4,12 +4,12 @@
  * element's `Cert` is verified like a handshake's. The other peer is 127.0.0.2: every 127/8 address
  * reaches a server listening on 127.0.0.1, and the server sees that address on the socket.
  */
-import { startTestServer, type TestServer } from '../helpers/core-server';
-import { logLines, type LogLines } from '../helpers/log-lines';
+import type { TestServer } from '../helpers/core-server';
+import type { LogLines } from '../helpers/log-lines';
 import { opensslRequirement, type Issued } from '../helpers/pki';
 import { describeWithService } from '../helpers/services';
 import { rawSend } from '../helpers/tls-http';
-import { addCertificateClients, makePki, type Pki } from './fixture';
+import { startCertificateCore, stopCertificateCore, type Pki } from './fixture';
 
 jest.setTimeout(60_000);
 
@@ -23,20 +23,12 @@ describeWithService(opensslRequirement(), 'X-Forwarded-Client-Cert behind a TLS-
   let base: string;
 
   beforeAll(async () => {
-    pki = makePki();
-    log = logLines();
-    server = await startTestServer({
-      logger: log.logger,
-      configure: (doc) => addCertificateClients(doc, { clientCA: pki.ca.certPath, crl: pki.crlPath, xfccPeers: ['127.0.0.1/32'] }),
-    });
+    ({ pki, server, log } = await startCertificateCore((made) => ({ clientCA: made.ca.certPath, crl: made.crlPath, xfccPeers: ['127.0.0.1/32'] })));
     base = server.baseUrl;
     expect(base.startsWith('http://')).toBe(true);
   });
 
-  afterAll(async () => {
-    await server?.stop();
-    pki?.remove();
-  });
+  afterAll(() => stopCertificateCore({ pki, server }));
 
   const login = (xfcc: string, localAddress: string, form: Record<string, string> = {}) => rawSend(`${base}/login`, { form, localAddress, headers: { 'x-forwarded-client-cert': xfcc } });
 
