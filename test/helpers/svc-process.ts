@@ -13,16 +13,7 @@ export interface Finished {
 
 /** Runs `svc ARGS` to its end, with `stdin` written to it (or none). */
 export function runSvc(args: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Finished> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  child.stdin.end(options.stdin ?? '');
-  return new Promise((resolvePromise, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
-  });
+  return runToEnd(args, { ...process.env, ...options.env }, options.stdin);
 }
 
 /**
@@ -30,17 +21,23 @@ export function runSvc(args: string[], options: { stdin?: string; env?: NodeJS.P
  * `home`, so that no saved session or setting of the machine's user takes part; `env` adds to it.
  * A child killed by a signal has code -1.
  */
-export function runCli(home: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Finished & { code: number }> {
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, SVC_CLI_SESSION: join(home, 'session.json'), ...options.env };
-  const child = spawn(process.execPath, [BIN, 'cli', ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+export async function runCli(home: string, args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<Finished & { code: number }> {
+  const env = { PATH: process.env.PATH ?? '', HOME: home, SVC_CLI_SESSION: join(home, 'session.json'), ...options.env };
+  const finished = await runToEnd(['cli', ...args], env, options.stdin);
+  return { ...finished, code: finished.code ?? -1 };
+}
+
+/** `svc ARGS` with exactly the environment `env`, `stdin` written to it, run to its end. */
+function runToEnd(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<Finished> {
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk) => (stdout += String(chunk)));
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-  child.stdin.end(options.stdin ?? '');
+  child.stdin.end(stdin);
   return new Promise((resolvePromise, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => resolvePromise({ code: code ?? -1, stdout, stderr }));
+    child.once('close', (code) => resolvePromise({ code, stdout, stderr }));
   });
 }
 
