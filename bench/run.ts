@@ -4,7 +4,7 @@
  *
  *   npm run bench                                  full run → bench/results.json
  *   node dist/bench/run.js --smoke                 ~1 s per row (CI) → bench/results-smoke.json
- *   node dist/bench/run.js --only check --only read
+ *   node dist/bench/run.js --only check --only read   → bench/results-partial.json
  *   options: --duration S  --warmup S  --connections N  --out FILE
  *   BENCH_PROFILE=DIR  runs every child under --cpu-prof, profiles written to DIR
  */
@@ -35,7 +35,7 @@ function select(only: string[]): Scenario[] {
   const wanted = new Set<string>();
   const add = (name: string) => {
     const scenario = byName.get(name);
-    if (!scenario) throw new Error(`unknown scenario "${name}"; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+    if (!scenario) refuse(`unknown scenario "${name}"`);
     if (wanted.has(name)) return;
     wanted.add(name);
     for (const need of scenario.needs ?? []) add(need);
@@ -44,17 +44,43 @@ function select(only: string[]): Scenario[] {
   return SCENARIOS.filter((s) => wanted.has(s.name));
 }
 
+const USAGE = `usage: node dist/bench/run.js [--smoke] [--only SCENARIO]... [--duration S] [--warmup S] [--connections N] [--out FILE]
+scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`;
+
+function parseCommandLine() {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  try {
+    return parseArgs({
+      options: {
+        smoke: { type: 'boolean', default: false },
+        only: { type: 'string', multiple: true, default: [] },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string' },
+        out: { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    return refuse((error as Error).message);
+  }
+}
+
+/** A mistyped command line gets its mistake and the usage, not a stack trace. */
+function refuse(message: string): never {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/** A run of some scenarios must not overwrite the full run's table, which the README quotes. */
+function defaultOut(smoke: boolean, only: string[]): string {
+  return join(BENCH_SOURCE, smoke ? 'results-smoke.json' : only.length ? 'results-partial.json' : 'results.json');
+}
+
 async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      smoke: { type: 'boolean', default: false },
-      only: { type: 'string', multiple: true, default: [] },
-      duration: { type: 'string' },
-      warmup: { type: 'string' },
-      connections: { type: 'string' },
-      out: { type: 'string' },
-    },
-  });
+  const values = parseCommandLine();
   const smoke = values.smoke ?? false;
   const options: RunOptions = {
     smoke,
@@ -62,7 +88,7 @@ async function main(): Promise<number> {
     warmup: Number(values.warmup ?? (smoke ? 0 : 2)),
     connections: Number(values.connections ?? 16),
   };
-  const out = resolve(values.out ?? join(BENCH_SOURCE, smoke ? 'results-smoke.json' : 'results.json'));
+  const out = resolve(values.out ?? defaultOut(smoke, values.only ?? []));
   const scenarios = select(values.only ?? []);
   const log = (message: string) => process.stderr.write(message + '\n');
   const rows: Row[] = [];

@@ -20,6 +20,17 @@ describe('bench --smoke', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it.each([['--only', 'nope'], ['--frobnicate']])('%s %s: exit 2, the mistake and the usage, no stack trace', async (...args) => {
+    const refused = await run(process.execPath, [RUNNER, ...args]).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(refused?.code).toBe(2);
+    expect(refused?.stderr).toMatch(/^(unknown scenario "nope"|Unknown option '--frobnicate'.*)\nusage: node dist\/bench\/run\.js /);
+    expect(refused?.stderr).toContain('scenarios: bare-http, bare-express, check');
+    expect(refused?.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('prints a table and writes results JSON with the expected keys', async () => {
     expect(existsSync(RUNNER)).toBe(true);
     const out = join(dir, 'results.json');
