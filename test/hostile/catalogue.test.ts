@@ -3,6 +3,8 @@
  * file. Every row: the expected refusal (a 4xx problem, or the page's equivalent), no stack trace or
  * parser internals in the answer, the process still healthy, and the store byte-for-byte unchanged.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunningGateway } from '../../gateway/src/index';
 import { dumpStore, sessionCookies } from '../authorization/helpers';
 import { recordCoreRequests, startTestGateway, type SeenRequest } from '../gateway/gateway-helpers';
@@ -35,6 +37,19 @@ test('the catalogue has at least 60 kinds, each named once', () => {
   const names = [...CORE_CASES, ...GATEWAY_CASES].map((c) => `${c.group}: ${c.kind}`);
   expect(new Set(names).size).toBe(names.length);
   expect(names.length).toBeGreaterThanOrEqual(60);
+});
+
+test("the README lists every kind under its group, and the count", () => {
+  const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+  const block = /<details><summary>The catalogue's (\d+) kinds[\s\S]*?<\/details>/.exec(readme);
+  const listed = new Map(
+    [...(block?.[0] ?? '').matchAll(/^- \*\*(.+?)\*\* \(\d+\): (.*)$/gm)].map(([, group, kinds]) => [group, kinds.split('; ').map((kind) => kind.replace(/^`(.*)`$/, '$1'))]),
+  );
+  const cases = [...CORE_CASES.map((c) => [c.group, c.kind]), ...GATEWAY_CASES.map((c) => [`gateway: ${c.group}`, c.kind])];
+  const expected = new Map<string, string[]>();
+  for (const [group, kind] of cases) expected.set(group, [...(expected.get(group) ?? []), kind]);
+  expect(listed).toEqual(expected);
+  expect(Number(block?.[1])).toBe(cases.length);
 });
 
 describe.each([...new Set(CORE_CASES.map((c) => c.group))])('%s', (group) => {
