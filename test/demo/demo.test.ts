@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bodyOf } from '../helpers/json';
 import { startDemo, stopSvc as stop } from '../helpers/svc-process';
-import { Browser, tokenOf } from '../portal/portal-helpers';
+import { Browser, portalLogin } from '../portal/portal-helpers';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
 
 async function login(core: string, user: string, password: string): Promise<Response> {
@@ -48,14 +48,6 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
-
-/** Logs in on the portal's own form, as a person does: the fields are "User name" and "Password". */
-async function portalLogin(browser: Browser, user: string, password: string): Promise<void> {
-  const form = await browser.get('/portal/login');
-  expect(form.text).toMatch(/<label[^>]*for="portal-user">User name<\/label>/);
-  expect(form.text).toMatch(/<label[^>]*for="portal-password">Password<\/label>/);
-  expect(await browser.post('/portal/login', { _csrf: tokenOf(form.text), user, password })).toMatchObject({ status: 303 });
-}
 
 /** The `<section>` titles (h2) of a page, in order. */
 const windowTitles = (html: string) => [...html.matchAll(/<h2 class="portlet-title" id="[^"]*">([^<]*)<\/h2>/g)].map((m) => m[1]);

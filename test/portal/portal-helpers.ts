@@ -113,6 +113,14 @@ export function idsOf(html: string): string[] {
   return [...html.matchAll(/\sid="([^"]*)"/g)].map((m) => m[1]);
 }
 
+/** Logs in on the portal's own form, as a person does: the fields are "User name" and "Password". */
+export async function portalLogin(browser: Browser, user: string, password: string): Promise<void> {
+  const form = await browser.get('/portal/login');
+  expect(form.text).toMatch(/<label[^>]*for="portal-user">User name<\/label>/);
+  expect(form.text).toMatch(/<label[^>]*for="portal-password">Password<\/label>/);
+  expect(await browser.post('/portal/login', { _csrf: tokenOf(form.text), user, password })).toMatchObject({ status: 303 });
+}
+
 /** The session's CSRF token, as the page's logout form carries it. */
 export function tokenOf(html: string): string {
   const token = /name="_csrf" value="([^"]*)"/.exec(html)?.[1];
