@@ -84,7 +84,7 @@ async function server(argv: string[]): Promise<void> {
     if (!isWorker()) return void (await superviseCoreWorkers(config, workers, log));
     assertCoreStoresShared(config, workers);
   }
-  const running = await startServer(config, { logger: log, configPath: path, onHttpReload: workerReloaded });
+  const running = await startServer(config, { logger: log, configPath: path, onHttpReload: workerReloaded, workers });
   handleSignals(running, path);
   workerStarted(running.baseUrl);
 }

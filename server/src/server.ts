@@ -7,6 +7,7 @@ import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
 import { guardServer, listen } from '../../common/src/http/listen';
+import { assertCoreStoresShared } from './workers';
 
 export interface RunningServer {
   core: Core;
@@ -25,6 +26,11 @@ export interface ServerOptions extends CoreOptions {
   configPath?: string;
   /** After a successful POST {base}/config/reload (a worker has its siblings reload too). */
   onHttpReload?: () => void;
+  /**
+   * N when this process is a worker of `--workers N`: a reload is refused like the start would be
+   * when it names a store the workers would not share (each would keep its own data).
+   */
+  workers?: number;
 }
 
 /**
@@ -83,6 +89,7 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
       try {
         if (!path) throw new Error('this server was not started from a configuration file');
         const next = loadConfigFile(path);
+        if (options.workers !== undefined) assertCoreStoresShared(next, options.workers);
         // Files are read before anything changes: one that cannot be read refuses the whole reload.
         const files = server instanceof https.Server && next.server.tls?.cert ? serverCertificate(next) : undefined;
         core.apply(next);

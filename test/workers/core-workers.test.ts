@@ -125,6 +125,41 @@ describeWithService(redisRequirement(), 'svc server --workers 2', () => {
       }
     });
 
+    test('a reload naming a store the workers would not share is refused by every worker, over HTTP and on SIGHUP', async () => {
+      const admin = sessionCookie(await request(`${base}/login`, form({ clientid: 'svc-web', user: 'svcadmin', password: TEST_CREDENTIALS.users.svcadmin })));
+      const original = readFileSync(configFile, 'utf8');
+      const doc = JSON.parse(original) as { contexts: Array<Record<string, unknown>> };
+      // Each worker would open its own SQLite file: two views of "customers", writes lost between them.
+      doc.contexts[1] = { ...doc.contexts[1], store: 'sqlite' };
+      writeFileSync(configFile, JSON.stringify(doc));
+      try {
+        const refusals = svc.log.length;
+        const reload = await request(`${base}/config/reload`, { method: 'POST', headers: { cookie: `SVCSESSIONID=${admin}`, accept: 'application/json', origin: new URL(base).origin } });
+        expect(reload.status).toBe(400);
+        expect(JSON.parse(reload.text)).toMatchObject({ code: 'invalid_request', errors: [{ path: 'config', message: expect.stringContaining('contexts[1].store is "sqlite", one per process') }] });
+        process.kill(svc.child.pid!, 'SIGHUP');
+        const refusedBy = () => new Set(svc.log.slice(refusals).filter((line) => line.includes('"reload_refused"')).map((line) => (JSON.parse(line) as { pid: number }).pid));
+        await eventually(() => refusedBy().size === 2, 'both workers refused the file on SIGHUP');
+        expect([...refusedBy()].sort()).toEqual([...svc.ready.pids].sort());
+        // Still one store: a subject created on either worker is read by both.
+        const created = await request(`${base}/resources/contexts/customers/subjects`, {
+          method: 'POST',
+          headers: { cookie: `SVCSESSIONID=${admin}`, 'content-type': 'application/json', accept: 'application/json' },
+          body: JSON.stringify({ subject: { uniqueId: 'reload-probe', attributes: { mail: 'reload-probe@example.com' } } }),
+        });
+        expect(created.status).toBe(201);
+        const readers = new Set<number>();
+        for (let i = 0; i < 12; i++) {
+          const read = await request(`${base}/resources/contexts/customers/subjects/reload-probe`, { headers: { cookie: `SVCSESSIONID=${admin}`, accept: 'application/json' } });
+          expect(read.status).toBe(200);
+          readers.add(await servedBy(svc, read));
+        }
+        expect(readers.size).toBe(2);
+      } finally {
+        writeFileSync(configFile, original);
+      }
+    });
+
     test('a killed worker is replaced; the port answers throughout', async () => {
       const [victim, survivor] = svc.ready.pids;
       process.kill(victim, 'SIGKILL');
