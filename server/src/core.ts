@@ -158,6 +158,8 @@ export class Core {
   apply(config: SvcConfig): void {
     // Files first: a CA bundle or CRL that does not load refuses the whole configuration.
     const certificates = loadCertificates(config);
+    const problems = [...this.stores.values()].flatMap((store) => store.reloadProblems?.(config) ?? []);
+    if (problems.length > 0) throw new ConfigError(problems);
     for (const context of config.contexts) {
       this.contexts.set(context.id, { config: context, store: this.storeFor(config, context) });
     }

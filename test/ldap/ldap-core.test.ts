@@ -55,6 +55,19 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
     return `SVCSESSIONID=${answer.cookie!}`;
   }
 
+  it('a reload may not raise maxFailures to the directory’s pwdMaxFailure (5): refused, the running limits stay', () => {
+    const running = core.core.config;
+    const raised = structuredClone(running) as typeof running;
+    raised.stores.ldap!.maxFailures = 10;
+    expect(() => core.core.apply(raised)).toThrow(/stores\.ldap\.maxFailures \(10\) must be below the directory's pwdMaxFailure \(5\)/);
+    expect(core.core.config).toBe(running);
+    const lowered = structuredClone(running) as typeof running;
+    lowered.stores.ldap!.maxFailures = 2;
+    core.core.apply(lowered);
+    expect(core.core.config.stores.ldap!.maxFailures).toBe(2);
+    core.core.apply(running);
+  });
+
   it('the demo’s users are directory entries whose passwords only the directory has', async () => {
     expect(ldapwhoami(slapd.url, dn('bob'), users.bob)).toBe(true);
     expect(ldapwhoami(slapd.url, dn('bob'), 'not-his-password')).toBe(false);

@@ -1,7 +1,7 @@
 import { AndFilter, Attribute, Change, EqualityFilter, OrFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
 import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
-import type { LdapSettings } from '../config/types';
+import type { LdapSettings, SvcConfig } from '../config/types';
 import { escapeDnValue, escapeFilterValue, filterToLdap } from './filter/to-ldap';
 import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
 import { LdapPasswords } from './ldap-passwords';
@@ -71,12 +71,21 @@ export class LdapSubjectStore implements SubjectStore {
       const limits = searchEntries.map((e) => Number(e.pwdMaxFailure)).filter((n) => Number.isInteger(n) && n > 0);
       this.directoryMaxFailure = limits.length ? Math.min(...limits) : 0;
     });
-    if (this.directoryMaxFailure > 0 && this.settings.maxFailures >= this.directoryMaxFailure) {
-      throw new Error(
-        `stores.ldap.maxFailures (${this.settings.maxFailures}) must be below the directory's pwdMaxFailure (${this.directoryMaxFailure}): ` +
-          'svc must lock a subject before the directory locks the account',
-      );
-    }
+    const [problem] = this.lockoutProblems(this.settings.maxFailures);
+    if (problem) throw new Error(problem);
+  }
+
+  /** A reload may not raise svc's per-subject limit to the directory's own (it would lock accounts). */
+  reloadProblems(config: SvcConfig): string[] {
+    return config.stores.ldap ? this.lockoutProblems(config.stores.ldap.maxFailures) : [];
+  }
+
+  private lockoutProblems(maxFailures: number): string[] {
+    if (this.directoryMaxFailure === 0 || maxFailures < this.directoryMaxFailure) return [];
+    return [
+      `stores.ldap.maxFailures (${maxFailures}) must be below the directory's pwdMaxFailure (${this.directoryMaxFailure}): ` +
+        'svc must lock a subject before the directory locks the account',
+    ];
   }
 
   /** The suffix baseDN is under (its last two RDNs at most), where password policies usually live. */

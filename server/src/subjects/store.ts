@@ -1,6 +1,7 @@
 import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
 import type { Attributes, StoredSubject } from './subject';
+import type { SvcConfig } from '../config/types';
 
 /**
  * What a store must keep for one write: the subject, the uniqueness keys it claims (login names and
@@ -65,6 +66,8 @@ export interface SubjectStore {
   readonly passwords?: DirectoryPasswords;
   /** Prepares the store before serving (PostgreSQL: the schema check or migration); stores that need nothing leave it out. */
   open?(): Promise<void>;
+  /** Why an opened store cannot run under a reloaded configuration (LDAP: maxFailures against pwdMaxFailure); none: it can. */
+  reloadProblems?(config: SvcConfig): string[];
   create(context: string, write: SubjectWrite): Promise<StoredSubject>;
   get(context: string, uniqueId: string): Promise<StoredSubject | undefined>;
   /** Whether the subject exists, without reading it (the check's `exists`). */
