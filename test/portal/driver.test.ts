@@ -15,6 +15,7 @@ const PAGES = [
     ],
   },
   { id: 'faults', title: 'Faults', windows: [{ id: 'ok', portlet: 'counter' }, { id: 'bad', portlet: 'thrower' }, { id: 'slow', portlet: 'hanger' }, { id: 'out', portlet: 'broken' }] },
+  { id: 'initial', title: 'Initial', windows: [{ id: 'h', portlet: 'counter', mode: 'help', state: 'maximized' }, { id: 'n', portlet: 'counter' }] },
   { id: 'admin', title: 'Administration', roles: ['admin'], windows: [{ id: 'x', portlet: 'counter' }, { id: 'auditors', portlet: 'counter', roles: ['auditor'] }] },
 ];
 
@@ -215,6 +216,54 @@ describe('the portal driver', () => {
     expect(minimized.text).toContain('<section class="portlet portlet-minimized" id="portal-b"');
     expect(minimized.text).not.toContain('id="svc_b_count"');
     expect(minimized.text).toContain('id="svc_a_count"');
+  });
+
+  test('a window configured in HELP and MAXIMIZED starts so, and its View and Restore links leave it; reload keeps what was shown', async () => {
+    const browser = Browser.loggedIn(portal, 'employees/lena');
+    /** The href of the title-bar link labelled `label` (HTML-unescaped). */
+    const linkOf = (text: string, label: string): string => {
+      const href = new RegExp(`<a href="([^"]*)" aria-label="${label}">`).exec(text)?.[1];
+      if (href === undefined) throw new Error(`no link ${label}`);
+      return href.replace(/&#38;/g, '&');
+    };
+    const first = await browser.get('/portal/page/initial');
+    expect(first.text).toContain('id="svc_h_help"');
+    expect(first.text).toContain('class="portlet portlet-maximized" id="portal-h"');
+    expect(first.text).not.toContain('id="portal-n"');
+
+    const viewUrl = linkOf(first.text, 'View Counter');
+    const view = await browser.get(viewUrl);
+    expect(view.text).toContain('id="svc_h_count"');
+    expect(view.text).not.toContain('id="svc_h_help"');
+    expect(view.text).toContain('class="portlet portlet-maximized" id="portal-h"');
+    expect(view.text).toContain('<span aria-current="true">View</span>');
+
+    const restoreUrl = linkOf(view.text, 'Restore Counter');
+    const restored = await browser.get(restoreUrl);
+    expect(restored.text).toContain('class="portlet portlet-normal" id="portal-h"');
+    expect(restored.text).toContain('id="svc_h_count"');
+    expect(restored.text).toContain('id="svc_n_count"');
+
+    // Reload (and a bookmark) show what was shown.
+    for (const url of [viewUrl, restoreUrl]) expect((await browser.get(url)).text).toBe((await browser.get(url)).text);
+    const again = await browser.get(restoreUrl);
+    expect(again.text).toContain('class="portlet portlet-normal" id="portal-h"');
+    expect(again.text).toContain('id="svc_h_count"');
+
+    // An action in VIEW/NORMAL comes back to VIEW/NORMAL; the other window's initial state needs nothing in the URL.
+    const answer = await browser.post(attributeOf(restored.text, 'svc_h_form', 'action')!, { step: '3' });
+    expect(answer.status).toBe(303);
+    const after = await browser.get(answer.location!);
+    expect(attributeOf(after.text, 'svc_h_count', 'data-count')).toBe('3');
+    expect(after.text).toContain('class="portlet portlet-normal" id="portal-h"');
+    expect(answer.location).not.toContain('n.');
+
+    // A window named in the URL without a mode or state is in VIEW and NORMAL (SPEC 10.2); one not named is as configured.
+    const named = await browser.get('/portal/page/initial?h.p.k=1');
+    expect(named.text).toContain('class="portlet portlet-normal" id="portal-h"');
+    expect(named.text).toContain('id="svc_h_count"');
+    const help = linkOf(restored.text, 'Help Counter');
+    expect((await browser.get(help)).text).toContain('id="svc_h_help"');
   });
 
   test('logout ends the portal session (POST with the token), and the browser is a visitor again', async () => {

@@ -34,14 +34,15 @@ export function pageState(deps: PortalDeps, identity: Identity, page: PageConfig
   const states = new Map<string, WindowRenderState>();
   const urlStates = new Map<string, WindowUrlState>();
   for (const window of windows) {
+    // A window the URL names is in VIEW/NORMAL unless it says otherwise; one it does not name is as configured.
     const fromUrl = parsed.windows.get(window.id);
     const state = deps.container.normalise(window.portlet, {
-      mode: PortletMode.of(fromUrl?.mode ?? window.mode),
-      state: WindowState.of(fromUrl?.state ?? window.state),
+      mode: PortletMode.of(fromUrl ? (fromUrl.mode ?? 'view') : window.mode),
+      state: WindowState.of(fromUrl ? (fromUrl.state ?? 'normal') : window.state),
       parameters: fromUrl?.parameters ?? {},
     });
     states.set(window.id, state);
-    urlStates.set(window.id, { mode: state.mode.toString(), state: state.state.toString(), parameters: state.parameters });
+    urlStates.set(window.id, { mode: state.mode.toString(), state: state.state.toString(), parameters: state.parameters, initial: { mode: window.mode, state: window.state } });
   }
   return { windows, states, urlStates, parsed };
 }

@@ -1,5 +1,5 @@
 import type { PortletURLProvider, URLTarget } from '../container/services';
-import { actionUrl, renderStateText, renderUrl, type PageUrl } from './url-codec';
+import { actionUrl, renderStateText, renderUrl, withWindow, type PageUrl } from './url-codec';
 
 /**
  * The container's URL service for one page request: every URL a portlet creates keeps the other
@@ -21,7 +21,7 @@ export class PageUrlProvider implements PortletURLProvider {
   createURL(windowId: string, target: URLTarget): string {
     const state = { mode: target.mode.toString(), state: target.state.toString(), parameters: target.parameters };
     if (target.kind === 'action') return actionUrl(this.page, windowId, state, this.csrf);
-    return renderUrl({ ...this.page, windows: new Map(this.page.windows).set(windowId, state) });
+    return renderUrl(withWindow(this.page, windowId, state));
   }
 
   encodeURL(path: string): string {

@@ -5,9 +5,15 @@
  *   {root}/page/{pageId}?{w}.m=edit&{w}.s=maximized&{w}.p.{name}={value}…
  *   POST {root}/page/{pageId}/action/{w}?_csrf=…&{w}.a.{name}={value}&(the other windows' state)
  *
- * `.m` and `.s` are left out for VIEW and NORMAL; `{w}.a.*` are the action URL's parameters;
+ * A window the query does not name (no `{w}.m`, `{w}.s` or `{w}.p.*`) is in its page's initial mode
+ * and state; a window it names is in VIEW and NORMAL unless `.m` / `.s` say otherwise (SPEC 10.2: a
+ * missing mode or state means VIEW or NORMAL). So URLs leave `.m` and `.s` out for VIEW and NORMAL
+ * only when that is also the window's initial mode or state, and write `.m=view` / `.s=normal`
+ * otherwise: a window configured in HELP or MAXIMIZED can come back to VIEW and NORMAL, and the usual
+ * window (initially VIEW and NORMAL) keeps short URLs. `{w}.a.*` are the action URL's parameters;
  * `{w}.e=action` marks a window whose last action failed (set by the portal's 303, dropped by the
- * next URL). Unknown windows and malformed keys are ignored: a bad URL renders, it does not fail.
+ * next URL); neither names the window's render state. Unknown windows and malformed keys are
+ * ignored: a bad URL renders, it does not fail.
  */
 import type { Parameters } from '../container/parameters';
 
@@ -55,24 +61,38 @@ export function parsePageQuery(query: string, windowIds: ReadonlySet<string>): P
     counts.set(windowId, count);
     if (count > MAX_VALUES_PER_WINDOW) continue;
     const rest = key.slice(dot + 1);
-    const window = windows.get(windowId) ?? { parameters: {} };
-    windows.set(windowId, window);
-    if (rest === 'm') window.mode ??= value;
-    else if (rest === 's') window.state ??= value;
+    const named = () => {
+      const window = windows.get(windowId) ?? { parameters: {} };
+      windows.set(windowId, window);
+      return window;
+    };
+    if (rest === 'm') named().mode ??= value;
+    else if (rest === 's') named().state ??= value;
     else if (rest === 'e') failedActions.add(windowId);
-    else if (rest.startsWith('p.') && rest.length > 2) add(renders, windowId, rest.slice(2), value);
-    else if (rest.startsWith('a.') && rest.length > 2) add(actions, windowId, rest.slice(2), value);
+    else if (rest.startsWith('p.') && rest.length > 2) {
+      named();
+      add(renders, windowId, rest.slice(2), value);
+    } else if (rest.startsWith('a.') && rest.length > 2) add(actions, windowId, rest.slice(2), value);
   }
   for (const [windowId, window] of windows) window.parameters = freeze(renders.get(windowId));
   const actionParameters = new Map([...actions].map(([windowId, parameters]) => [windowId, freeze(parameters)]));
   return { windows, actionParameters, failedActions, csrf };
 }
 
-/** A window's state for a URL: mode and state as names (VIEW and NORMAL are left out). */
+/** A window's initial mode and state (the page configuration's): what a URL that does not name it means. */
+export interface InitialWindowState {
+  mode: string;
+  state: string;
+}
+
+const VIEW_NORMAL: InitialWindowState = { mode: 'view', state: 'normal' };
+
+/** A window's state for a URL: mode and state as names, and the window's initial ones (VIEW and NORMAL when absent). */
 export interface WindowUrlState {
   mode: string;
   state: string;
   parameters: Parameters;
+  initial?: InitialWindowState;
 }
 
 export interface PageUrl {
@@ -80,6 +100,12 @@ export interface PageUrl {
   pageId: string;
   /** Every window of the page, in page order. */
   windows: ReadonlyMap<string, WindowUrlState>;
+}
+
+/** The page with one window's render state replaced (its initial mode and state kept). */
+export function withWindow(page: PageUrl, windowId: string, state: { mode: string; state: string; parameters: Parameters }): PageUrl {
+  const initial = page.windows.get(windowId)?.initial;
+  return { ...page, windows: new Map(page.windows).set(windowId, { mode: state.mode, state: state.state, parameters: state.parameters, ...(initial ? { initial } : {}) }) };
 }
 
 /** `{root}/page/{pageId}?…`: a render URL of the page with these window states. */
@@ -97,7 +123,7 @@ export function actionUrl(page: PageUrl, windowId: string, target: { mode: strin
   for (const [id, window] of page.windows) {
     if (id !== windowId) appendState(query, id, window);
   }
-  appendState(query, windowId, { mode: target.mode, state: target.state, parameters: {} });
+  appendState(query, windowId, { mode: target.mode, state: target.state, parameters: {}, initial: page.windows.get(windowId)?.initial });
   for (const [name, values] of Object.entries(target.parameters)) for (const value of values) query.append(`${windowId}.a.${name}`, value);
   return withQuery(`${page.root}/page/${encodeURIComponent(page.pageId)}/action/${encodeURIComponent(windowId)}`, query);
 }
@@ -109,9 +135,15 @@ export function renderStateText(windows: ReadonlyMap<string, WindowUrlState>): s
   return query.toString();
 }
 
+/**
+ * `.m` unless both the mode and the window's initial mode are VIEW, `.s` unless both the state and the
+ * initial state are NORMAL: so a window whose initial mode or state is another always names itself, and
+ * its VIEW or NORMAL is written out (a named window without `.m` / `.s` is VIEW / NORMAL when parsed).
+ */
 function appendState(query: URLSearchParams, windowId: string, window: WindowUrlState): void {
-  if (window.mode !== 'view') query.append(`${windowId}.m`, window.mode);
-  if (window.state !== 'normal') query.append(`${windowId}.s`, window.state);
+  const initial = window.initial ?? VIEW_NORMAL;
+  if (window.mode !== 'view' || initial.mode !== 'view') query.append(`${windowId}.m`, window.mode);
+  if (window.state !== 'normal' || initial.state !== 'normal') query.append(`${windowId}.s`, window.state);
   for (const [name, values] of Object.entries(window.parameters)) for (const value of values) query.append(`${windowId}.p.${name}`, value);
 }
 

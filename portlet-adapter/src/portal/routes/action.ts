@@ -12,7 +12,7 @@ import type { PortalDeps } from '../deps';
 import type { Identity } from '../identity';
 import { maySeePage } from '../pages';
 import { loginUrl } from '../respond';
-import { renderUrl } from '../url-codec';
+import { renderUrl, withWindow } from '../url-codec';
 
 export async function action(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
   const query = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
@@ -47,10 +47,10 @@ export async function action(deps: PortalDeps, req: Request, res: Response, iden
   if (outcome.status !== 'ok') {
     deps.metrics.portletErrors.inc({ portlet: window.portlet, phase: 'action', reason: outcome.status });
     const current = state.urlStates.get(windowId)!;
-    return res.redirect(303, renderUrl({ ...page, windows: new Map(page.windows).set(windowId, { ...current, parameters: {} }) }, { failedAction: windowId }));
+    return res.redirect(303, renderUrl(withWindow(page, windowId, { ...current, parameters: {} }), { failedAction: windowId }));
   }
   const result = outcome.result;
   if (result.kind === 'redirect') return res.redirect(303, result.location);
   const next = { mode: result.mode.toString(), state: result.state.toString(), parameters: result.parameters };
-  res.redirect(303, renderUrl({ ...page, windows: new Map(page.windows).set(windowId, next) }));
+  res.redirect(303, renderUrl(withWindow(page, windowId, next)));
 }
