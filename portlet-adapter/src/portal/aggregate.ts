@@ -51,7 +51,8 @@ export function pageState(deps: PortalDeps, identity: Identity, page: PageConfig
 export function driverRequest(deps: PortalDeps, req: Request, requestId: string, identity: Identity, page: PageConfig, urlStates: Map<string, WindowUrlState>): DriverRequest {
   const urls = new PageUrlProvider({ root: deps.config.root, pageId: page.id, windows: urlStates }, deps.identities.csrfOf(identity), deps.publicOrigin(), deps.secure);
   const principal = deps.identities.principalOf(identity, addressOf(req));
-  const gateway = deps.gateway.bind(principal, identity.kind === 'user' ? dropUserInfoOnWrite(identity.session) : undefined);
+  // Any session's write (a visitor's too: a forgotten-password reset) drops the written subject's USER_INFO in all its sessions.
+  const gateway = deps.gateway.bind(principal, dropUserInfoOnWrite(deps.sessions));
   return new DriverRequest(req, requestId, page.id, identity, deps.identities.sessionAccess(identity), urls, gateway, deps.config.root, deps.publicOrigin());
 }
 

@@ -13,6 +13,7 @@ import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
 import { ASSERTION_HEADER } from '../gateway-client';
 import type { PortalDeps } from './deps';
 import { addressOf } from './identity';
+import { dropUserInfoOnWrite } from './user-info';
 
 const CREDENTIAL_PARAMETERS = new Set(['clientid', 'clientcred', 'user', 'password', 'token']);
 const DROPPED_HEADERS = ['cookie', 'authorization', ASSERTION_HEADER.toLowerCase(), 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-requested-with', 'origin', 'referer'];
@@ -22,10 +23,13 @@ interface Forwarding {
   /** Path and query under the gateway's origin, as sent. */
   path: string;
   assertion: string;
+  /** The path under `{gw}/api` (no query): a successful write to a subject drops its USER_INFO. */
+  apiPath: string;
 }
 
 export function restPassThrough(deps: PortalDeps): RequestHandler {
   const forwarding = new WeakMap<IncomingMessage, Forwarding>();
+  const written = dropUserInfoOnWrite(deps.sessions);
   const proxy = createProxyMiddleware<Request, Response>({
     changeOrigin: true,
     xfwd: false,
@@ -36,8 +40,10 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
         for (const name of DROPPED_HEADERS) proxyReq.removeHeader(name);
         proxyReq.setHeader(ASSERTION_HEADER, forwarding.get(req)!.assertion);
       },
-      proxyRes: (proxyRes: IncomingMessage) => {
+      proxyRes: (proxyRes: IncomingMessage, req: Request) => {
         delete proxyRes.headers['set-cookie'];
+        const sent = forwarding.get(req);
+        if (sent && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && (proxyRes.statusCode ?? 500) < 400) written(sent.apiPath);
       },
       error: (_error, req, res) => {
         const sent = forwarding.get(req as Request);
@@ -71,7 +77,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     const search = query.toString();
     const path = `${target.pathname}/api${rest}${search ? `?${search}` : ''}`;
     const assertion = deps.gateway.assertion(deps.identities.principalOf(identity, addressOf(req)), req.method, path);
-    forwarding.set(req, { gateway, path, assertion });
+    forwarding.set(req, { gateway, path, assertion, apiPath: rest });
     void proxy(req, res, next);
   };
 }

@@ -4,6 +4,8 @@
  * application's session; idle and absolute timeouts; bounded, and a full store refuses a login
  * (503) rather than evict anyone. A visitor has no server state until a portlet stores something;
  * then a bounded map keyed by the visitor handle holds it (the least recently seen goes first).
+ * An index principal → live sessions (entries leave with their sessions) lets a write to a subject
+ * drop the cached USER_INFO of every session of that subject (SPEC 10.1).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ServiceUnavailable } from '../../../common/src/errors';
@@ -23,8 +25,10 @@ export interface PortalSession {
   readonly created: number;
   lastSeen: number;
   readonly application: MemoryApplicationSession;
-  /** `PortletRequest.USER_INFO` source, read through the gateway; dropped after a write to the user's subject. */
+  /** `PortletRequest.USER_INFO` source, read through the gateway; dropped after any write to the user's subject. */
   userAttributes?: Readonly<Record<string, unknown>>;
+  /** Counts the drops of `userAttributes`: a read that began before a drop does not fill the cache with what it read. */
+  userAttributesDrops: number;
 }
 
 interface VisitorState {
@@ -42,6 +46,8 @@ export interface SessionStoreOptions {
 
 export class PortalSessionStore {
   readonly #sessions = new Map<string, PortalSession>();
+  /** `contextId/uniqueId` → its live sessions; an entry goes with its last session. */
+  readonly #byPrincipal = new Map<string, Set<PortalSession>>();
   /** In least-recently-seen order (a seen entry is moved to the end). */
   readonly #visitors = new Map<string, VisitorState>();
   readonly #now: () => number;
@@ -52,6 +58,11 @@ export class PortalSessionStore {
 
   get size(): number {
     return this.#sessions.size;
+  }
+
+  /** How many principals the index holds (each with at least one live session). */
+  get indexedPrincipals(): number {
+    return this.#byPrincipal.size;
   }
 
   get visitorStates(): number {
@@ -73,8 +84,11 @@ export class PortalSessionStore {
       created: now,
       lastSeen: now,
       application: new MemoryApplicationSession(this.options.idleSeconds, this.#now),
+      userAttributesDrops: 0,
     };
     this.#sessions.set(digest.toString('base64url'), session);
+    const sessions = this.#byPrincipal.get(session.name) ?? new Set<PortalSession>();
+    this.#byPrincipal.set(session.name, sessions.add(session));
     return { cookie, session };
   }
 
@@ -86,7 +100,7 @@ export class PortalSessionStore {
     if (session === undefined) return undefined;
     const now = this.#now();
     if (this.#expired(session, now)) {
-      this.#sessions.delete(key);
+      this.#delete(key, session);
       return undefined;
     }
     session.lastSeen = now;
@@ -98,8 +112,19 @@ export class PortalSessionStore {
     if (typeof cookie !== 'string') return undefined;
     const key = digestOf(cookie).toString('base64url');
     const session = this.#sessions.get(key);
-    this.#sessions.delete(key);
+    if (session !== undefined) this.#delete(key, session);
     return session;
+  }
+
+  /**
+   * Drops the cached USER_INFO of every live session of `contextId/uniqueId`: that subject was
+   * written (through any session), so each of its sessions reads it again at its next render.
+   */
+  dropUserAttributes(name: string): void {
+    for (const session of this.#byPrincipal.get(name) ?? []) {
+      session.userAttributes = undefined;
+      session.userAttributesDrops++;
+    }
   }
 
   /** A visitor's application session: undefined when there is none and `create` is false. */
@@ -129,11 +154,17 @@ export class PortalSessionStore {
   /** Ends every expired session and visitor state. */
   sweep(): void {
     const now = this.#now();
-    for (const [key, session] of this.#sessions) if (this.#expired(session, now)) this.#sessions.delete(key);
+    for (const [key, session] of this.#sessions) if (this.#expired(session, now)) this.#delete(key, session);
     for (const [handle, state] of this.#visitors) {
       if (now - state.lastSeen <= this.options.idleSeconds * 1000) break;
       this.#visitors.delete(handle);
     }
+  }
+
+  #delete(key: string, session: PortalSession): void {
+    this.#sessions.delete(key);
+    const sessions = this.#byPrincipal.get(session.name);
+    if (sessions?.delete(session) && sessions.size === 0) this.#byPrincipal.delete(session.name);
   }
 
   #expired(session: PortalSession, now: number): boolean {

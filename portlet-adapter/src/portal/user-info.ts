@@ -1,13 +1,15 @@
 /**
  * `PortletRequest.USER_INFO` (SPEC 10.1): the user's svc subject read through the gateway as the
  * user, mapped to P3P names by the configuration's `userInfo`, cached in the portal session and
- * read again after a write to that subject (the gateway client reports writes).
+ * read again after any write to that subject: every portal session's gateway client (and the REST
+ * pass-through) reports its writes, and a write to `contexts/{c}/subjects/{u}` (or below it) drops
+ * the cached attributes of every portal session of `{c}/{u}`, whoever wrote.
  */
 import type { PortalRequest, UserInfoService } from '../container/services';
 import { apiPath } from '../gateway-client';
 import { DriverRequest } from './driver-request';
 import type { Logger } from './observability';
-import type { PortalSession } from './session-store';
+import type { PortalSession, PortalSessionStore } from './session-store';
 
 export class GatewayUserInfo implements UserInfoService {
   constructor(
@@ -20,11 +22,13 @@ export class GatewayUserInfo implements UserInfoService {
     const session = request.identity.session;
     let attributes = session.userAttributes;
     if (attributes === undefined) {
+      const drops = session.userAttributesDrops;
       try {
         const answer = await request.gateway.get<{ subject?: { uniqueId?: string; attributes?: Record<string, unknown> } }>(ownSubjectPath(session));
         const subject = answer.body?.subject;
         attributes = Object.freeze({ ...(subject?.attributes ?? {}), uniqueId: subject?.uniqueId ?? session.principal.uniqueId });
-        session.userAttributes = attributes;
+        // A write that landed meanwhile may be newer than what was read: use it now, cache it not.
+        if (session.userAttributesDrops === drops) session.userAttributes = attributes;
       } catch (error) {
         // Not cached: the next request tries again. The portlet gets no attributes meanwhile.
         this.log.warn({ requestId: request.requestId, err: error }, 'user info unavailable');
@@ -47,11 +51,21 @@ export function ownSubjectPath(session: PortalSession): string {
   return apiPath('contexts', session.principal.contextId, 'subjects', session.principal.uniqueId);
 }
 
-/** The write hook of a user's gateway client: a write to the user's own subject drops the cached attributes. */
-export function dropUserInfoOnWrite(session: PortalSession): (path: string) => void {
-  const own = ownSubjectPath(session);
+/** `contextId/uniqueId` of the subject a path under `{gw}/api` writes (`/contexts/{c}/subjects/{u}[/…]`), or undefined. */
+export function writtenSubject(path: string): string | undefined {
+  const segments = path.split(/[?#]/, 1)[0].split('/');
+  if (segments[0] !== '' || segments[1] !== 'contexts' || segments[3] !== 'subjects' || !segments[2] || !segments[4]) return undefined;
+  try {
+    return `${decodeURIComponent(segments[2])}/${decodeURIComponent(segments[4])}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The write hook of every portal session's gateway client: a write to a subject drops that subject's cached attributes in all its sessions. */
+export function dropUserInfoOnWrite(sessions: PortalSessionStore): (path: string) => void {
   return (path) => {
-    const bare = path.split('?')[0];
-    if (bare === own || bare.startsWith(`${own}/`)) session.userAttributes = undefined;
+    const name = writtenSubject(path);
+    if (name !== undefined) sessions.dropUserAttributes(name);
   };
 }
