@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { Client } from 'ldapts';
 import type { RunningGateway } from '../../gateway/src/index';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { runExport, type TransferIo } from '../../server/src/subjects/transfer-command';
@@ -108,7 +109,7 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
       answers.push({ status: answer.status, body, work: verify.mock.calls.length + spend.mock.calls.length });
     }
     // The empty password made no bind at all.
-    expect(verify.mock.calls.filter(([, , password]) => password === '')).toHaveLength(0);
+    expect(verify.mock.calls.filter(([, password]) => password === '')).toHaveLength(0);
     verify.mockRestore();
     spend.mockRestore();
     for (const answer of answers) expect(answer).toEqual({ status: 401, body: answers[0].body, work: 2 });
@@ -271,5 +272,72 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
     expect((await visit('PUT', { password: 'Reset-bob-pass-8' })).status).toBe(204);
     expect(ldapwhoami(slapd.url, dn('bob'), 'Reset-bob-pass-8')).toBe(true);
     expect((await visit('PUT', { password: 'Reset-bob-pass-9' })).status).toBe(400);
+  });
+
+  describe('an entry whose DN has another RDN than idAttribute (cn=carol, uid=carol)', () => {
+    const password = 'Carol-entry-pass-1';
+    const carolDN = () => `cn=carol,ou=employees,${slapd.baseDN}`;
+    const entryAt = async (dnText: string) => {
+      const client = new Client({ url: slapd.url });
+      await client.bind(slapd.adminDN, slapd.adminPassword);
+      try {
+        return (await client.search(dnText, { scope: 'base', attributes: ['*'] })).searchEntries[0];
+      } catch {
+        return undefined;
+      } finally {
+        await client.unbind();
+      }
+    };
+    beforeAll(async () => {
+      // An entry svc did not write: named by cn, its uid the login name, its password set in the directory.
+      const client = new Client({ url: slapd.url });
+      await client.bind(slapd.adminDN, slapd.adminPassword);
+      try {
+        await client.add(carolDN(), { objectClass: ['account', 'svcSubject'], cn: 'carol', uid: 'carol', mail: 'carol.cole@example.com', userPassword: password });
+      } finally {
+        await client.unbind();
+      }
+      expect(ldapwhoami(slapd.url, carolDN(), password)).toBe(true);
+    });
+
+    it('logs in with her password, checked by a bind to the DN the search found; a wrong one is login_failed', async () => {
+      const byId = await login(core.baseUrl, { clientid: 'svc-web', user: 'carol', password });
+      expect(byId.status).toBe(200);
+      expect(byId.json).toMatchObject({ session: { type: 'USER', level: 2, principal: { uniqueId: 'carol', contextId: 'employees' } } });
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'CAROL.cole@example.com', password })).status).toBe(200);
+      const wrong = await login(core.baseUrl, { clientid: 'svc-web', user: 'carol', password: 'not-carols-pass-1' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.json).toMatchObject({ code: 'login_failed' });
+    });
+
+    it('is read, updated, changes her own password and is deleted at her own DN (no entry appears at uid=carol)', async () => {
+      const admin = await session('alice', users.alice);
+      const read = await fetch(`${subjects()}/carol`, { headers: { cookie: admin, accept: 'application/json' } });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ subject: { uniqueId: 'carol', attributes: { mail: 'carol.cole@example.com' } } });
+      const put = await fetch(`${subjects()}/carol`, {
+        method: 'PUT',
+        headers: { cookie: admin, 'content-type': 'application/json', accept: 'application/json', 'if-match': read.headers.get('etag')! },
+        body: JSON.stringify({ subject: { attributes: { mail: 'carol.cole@example.com', givenName: 'Carol' } } }),
+      });
+      expect(put.status).toBe(200);
+      expect(await entryAt(carolDN())).toMatchObject({ cn: 'carol', uid: 'carol', givenName: 'Carol', svcId: 'carol' });
+      expect(await entryAt(dn('carol'))).toBeUndefined();
+
+      const carol = await session('carol', password);
+      const change = await fetch(`${subjects()}/carol/password`, {
+        method: 'PUT',
+        headers: { cookie: carol, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ oldPassword: password, newPassword: 'Carol-changed-pass-2' }),
+      });
+      expect(change.status).toBe(204);
+      expect(ldapwhoami(slapd.url, carolDN(), 'Carol-changed-pass-2')).toBe(true);
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'carol', password: 'Carol-changed-pass-2' })).status).toBe(200);
+
+      const removed = await fetch(`${subjects()}/carol`, { method: 'DELETE', headers: { cookie: admin, accept: 'application/json' } });
+      expect(removed.status).toBe(204);
+      expect(await entryAt(carolDN())).toBeUndefined();
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'carol', password: 'Carol-changed-pass-2' })).status).toBe(401);
+    });
   });
 });

@@ -12,7 +12,7 @@ import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { LdapSubjectStore, ldapShapes } from '../../server/src/subjects/ldap-store';
 import type { SubjectStore } from '../../server/src/subjects/store';
 import { TEST_CREDENTIALS } from '../helpers/core-server';
-import { slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
+import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
 import { describeWithService } from '../helpers/services';
 import { subjectStoreContract } from './store-contract';
 
@@ -70,6 +70,35 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       expect(searchEntries[0].objectClass).toEqual(['account', 'svcSubject']);
     });
 
+    it('an entry named by another RDN (cn=dave, uid=dave) is found, read, written, bound and deleted at its own DN', async () => {
+      const daveDN = `cn=dave,ou=employees,${slapd.baseDN}`;
+      const admin = new Client({ url: slapd.url });
+      await admin.bind(slapd.adminDN, slapd.adminPassword);
+      const at = async (dn: string) => (await admin.search(dn, { scope: 'base', attributes: ['*'] }).catch(() => ({ searchEntries: [] }))).searchEntries[0];
+      try {
+        await admin.add(daveDN, { objectClass: ['account', 'svcSubject'], cn: 'dave', uid: 'dave', mail: 'dave@x.org', userPassword: 'Dave-entry-pass-1' });
+        const store = await storeOn();
+        const found = (await store.findLogin('employees', 'login:dave'))!;
+        expect(found.subject).toMatchObject({ uniqueId: 'dave', attributes: { mail: 'dave@x.org' } });
+        await expect(store.passwords.verify(found.passwordTarget!, 'Dave-entry-pass-1')).resolves.toBe(true);
+        await expect(store.passwords.verify(found.passwordTarget!, 'not-daves-pass')).resolves.toBe(false);
+        await expect(store.get('employees', 'dave')).resolves.toMatchObject({ uniqueId: 'dave' });
+        await expect(store.get('employees', 'DAVE')).resolves.toBeUndefined();
+        await store.update('employees', { uniqueId: 'dave', attributes: { mail: 'dave@x.org', givenName: 'Dave' }, keys: ['login:dave', 'login:dave@x.org', 'unique:mail:dave@x.org'], indexed: [] });
+        expect(await at(daveDN)).toMatchObject({ givenName: 'Dave', svcId: 'dave', svcVersion: '2' });
+        expect(await at(`uid=dave,ou=employees,${slapd.baseDN}`)).toBeUndefined();
+        await store.passwords.set('employees', 'dave', 'Dave-changed-pass-2');
+        expect(ldapwhoami(slapd.url, daveDN, 'Dave-changed-pass-2')).toBe(true);
+        await expect(store.passwords.verify((await store.passwords.target('employees', 'dave'))!, 'Dave-changed-pass-2')).resolves.toBe(true);
+        await expect(store.delete('employees', 'dave')).resolves.toBe(true);
+        expect(await at(daveDN)).toBeUndefined();
+        await expect(store.passwords.target('employees', 'dave')).resolves.toBeUndefined();
+        await expect(store.passwords.set('employees', 'dave', 'Dave-changed-pass-3')).rejects.toMatchObject({ status: 404 });
+      } finally {
+        await admin.unbind();
+      }
+    });
+
     it('a maxFailures at or above the directory’s pwdMaxFailure (5 here) is refused at open', async () => {
       const fine = await storeOn({ maxFailures: 4 });
       await expect(fine.open!()).resolves.toBeUndefined();
@@ -85,7 +114,9 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
         await trusted.open();
         await trusted.create('employees', { uniqueId: 'tls', attributes: {}, keys: ['login:tls'], indexed: [] });
         await expect(trusted.exists('employees', 'tls')).resolves.toBe(true);
-        await expect(trusted.passwords.verify('employees', 'tls', 'no-password-set')).resolves.toBe(false);
+        const target = await trusted.passwords.target('employees', 'tls');
+        expect(target).toBeDefined();
+        await expect(trusted.passwords.verify(target!, 'no-password-set')).resolves.toBe(false);
         const untrusted = new LdapSubjectStore(tls.settings({ startTLS: true }), shapes);
         opened.push(untrusted);
         await expect(untrusted.ping()).resolves.toBe(false);

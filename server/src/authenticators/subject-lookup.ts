@@ -1,4 +1,5 @@
 import type { Principal } from '../sessions/session';
+import type { PasswordTarget } from '../subjects/store';
 import type { StoredSubject } from '../subjects/subject';
 import type { SubjectService } from '../subjects/subject-service';
 
@@ -6,6 +7,8 @@ import type { SubjectService } from '../subjects/subject-service';
 export interface LoginSubject {
   subject: StoredSubject;
   principal: Principal;
+  /** Where a store that keeps passwords checks this subject's (opaque: what its lookup found). */
+  passwordTarget?: PasswordTarget;
 }
 
 /**
@@ -18,10 +21,11 @@ export async function findLoginSubject(
   contextId: string,
   name: string,
 ): Promise<{ found?: LoginSubject; disabled: boolean }> {
-  const subject = await subjects.findByLoginName(contextId, name);
-  if (!subject) return { disabled: false };
+  const lookup = await subjects.findLogin(contextId, name);
+  if (!lookup) return { disabled: false };
+  const { subject, passwordTarget } = lookup;
   if (subject.attributes.disabled === 'true') return { disabled: true };
-  return { found: { subject, principal: { contextId, uniqueId: subject.uniqueId } }, disabled: false };
+  return { found: { subject, principal: { contextId, uniqueId: subject.uniqueId }, passwordTarget }, disabled: false };
 }
 
 /** The configured context of a variant that needs one (checked by config/references.ts). */

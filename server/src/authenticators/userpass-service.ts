@@ -13,8 +13,9 @@ import { contextOf, findLoginSubject } from './subject-lookup';
  * work done tells them apart.
  *
  * On a context whose store keeps the passwords (ldap, SPEC 13) the password is checked by a bind as
- * the subject's DN on a fresh connection, never with an empty password; every failure that makes no
- * bind (unknown, disabled, empty) spends a fresh connection and one round trip instead (spendFailure).
+ * the DN of the entry the lookup's search found (its opaque `passwordTarget`: no second search) on a
+ * fresh connection, never with an empty password; every failure that makes no bind (unknown,
+ * disabled, empty) spends a fresh connection and one round trip instead (spendFailure).
  */
 export class UserPassServiceAuthenticator implements Authenticator {
   readonly kind = 'UserPass';
@@ -41,11 +42,11 @@ export class UserPassServiceAuthenticator implements Authenticator {
     const { found } = await findLoginSubject(subjects, this.contextId, user);
     const directory = subjects.directoryPasswords(this.contextId);
     if (directory) {
-      if (!found || password === '') {
+      if (!found?.passwordTarget || password === '') {
         await directory.spend();
         return null;
       }
-      return (await directory.verify(this.contextId, found.principal.uniqueId, password)) ? { principal: found.principal, level: 2 } : null;
+      return (await directory.verify(found.passwordTarget, password)) ? { principal: found.principal, level: 2 } : null;
     }
     const attribute = subjects.context(this.contextId).config.definition.password;
     const hash = found && attribute ? valuesOf(found.subject.attributes[attribute])[0] : undefined;

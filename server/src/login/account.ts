@@ -49,16 +49,18 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
 
 /**
  * The old password checked as a login checks it: against the hash, or by a bind for a directory
- * (never with an empty password); a locked subject costs the same and is refused.
+ * (never with an empty password) to the entry a search finds now, searched whatever the outcome; a
+ * locked subject costs the same and is refused.
  */
 async function verifyOld(core: Core, contextId: string, uniqueId: string, hash: string | undefined, password: string, locked: boolean): Promise<boolean> {
   const directory = core.subjects.directoryPasswords(contextId);
   if (directory) {
-    if (locked || password === '') {
+    const target = await directory.target(contextId, uniqueId);
+    if (!target || locked || password === '') {
       await directory.spend();
       return false;
     }
-    return directory.verify(contextId, uniqueId, password);
+    return directory.verify(target, password);
   }
   const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(password) : await core.hasher.verify(hash, password);
   return verdict.ok;

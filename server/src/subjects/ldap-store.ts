@@ -4,11 +4,11 @@ import type { Logger } from '../../../common/src/log';
 import type { LdapSettings, SvcConfig } from '../config/types';
 import { escapeDnValue, escapeFilterValue, filterToLdap } from './filter/to-ldap';
 import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
-import { LdapPasswords } from './ldap-passwords';
+import { LdapPasswords, passwordTargetAt } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { openOnce } from './open-once';
-import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import { importConflict, keysTaken, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import { valuesOf, type StoredSubject } from './subject';
 
 export { ldapShapes, type LdapContextShape } from './ldap-entries';
@@ -25,7 +25,10 @@ const code = (error: unknown): number | undefined => (error instanceof ResultCod
 
 /**
  * Subjects in an LDAP directory (SPEC section 13): context `c` is the entries one level under
- * `ou=c,<baseDN>`, each named `<idAttribute>=<uniqueId>`. CRUDS are add, search, modify and delete
+ * `ou=c,<baseDN>`. svc names the entries it adds `<idAttribute>=<uniqueId>`, but finds every entry
+ * by a search (svcId, or idAttribute on an entry svc has not written) and then uses the DN found, so
+ * an existing entry named by another RDN (`cn=carol` with `uid=carol`) is read, written, deleted and
+ * bound as where it is. CRUDS are add, search, modify and delete
  * on the pool's service-account connections. What must hold across cores is the directory's to
  * enforce: uniqueness of login names and unique values by the `unique` overlay on `svcKey` (each
  * context its own domain), If-Match by a modify carrying the assertion control on the `entryCSN`
@@ -49,7 +52,7 @@ export class LdapSubjectStore implements SubjectStore {
   ) {
     this.pool = new LdapPool(settings, options.log);
     this.entries = new LdapEntries(settings, contexts);
-    this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.dnOf(context, uniqueId), options.log);
+    this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.run(async (client) => (await this.readEntry(client, context, uniqueId))?.dn), options.log);
   }
 
   /**
@@ -98,6 +101,7 @@ export class LdapSubjectStore implements SubjectStore {
     return `ou=${escapeDnValue(context)},${this.settings.baseDN}`;
   }
 
+  /** Where svc adds a new entry (an existing one is found by readEntry, wherever it is named). */
   dnOf(context: string, uniqueId: string): string {
     return `${this.settings.idAttribute}=${escapeDnValue(uniqueId)},${this.contextDN(context)}`;
   }
@@ -126,12 +130,19 @@ export class LdapSubjectStore implements SubjectStore {
     return (this.options.now?.() ?? new Date()).toISOString();
   }
 
+  /**
+   * The context's entry whose uniqueId is `uniqueId`, by a one-level search rather than at a DN built
+   * from it: its svcId, or, on an entry svc has not written yet, its idAttribute; the DN is the one
+   * found (an entry may be named by another RDN). Two entries answering is no answer.
+   */
   private async readEntry(client: DirectoryClient, context: string, uniqueId: string): Promise<Read | undefined> {
+    const id = escapeFilterValue(uniqueId);
+    const filter = `(|(svcId=${id})(&(!(svcId=*))(${this.settings.idAttribute}=${id})))`;
     try {
-      const { searchEntries } = await client.search(this.dnOf(context, uniqueId), { scope: 'base', filter: '(objectClass=*)', attributes: this.entries.readAttributes(context) });
-      const read = searchEntries[0] && this.entries.toRead(context, searchEntries[0]);
-      // DNs compare case-insensitively; uniqueIds exactly.
-      return read && read.subject.uniqueId === uniqueId ? read : undefined;
+      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter, attributes: this.entries.readAttributes(context) });
+      // idAttribute (uid) matches case-insensitively; uniqueIds compare exactly.
+      const reads = searchEntries.map((e) => this.entries.toRead(context, e)).filter((read) => read.subject.uniqueId === uniqueId);
+      return reads.length === 1 ? reads[0] : undefined;
     } catch (error) {
       if (code(error) === NO_SUCH_OBJECT) return undefined;
       throw error;
@@ -178,6 +189,11 @@ export class LdapSubjectStore implements SubjectStore {
    * login attribute has the value x; `unique:…`: the svcKey alone. Two entries answering is no answer.
    */
   async findByKey(context: string, key: string): Promise<StoredSubject | undefined> {
+    return (await this.findLogin(context, key))?.subject;
+  }
+
+  /** findByKey with the DN its search found, where the login's bind goes (an opaque PasswordTarget). */
+  async findLogin(context: string, key: string): Promise<FoundSubject | undefined> {
     const shape = this.entries.shape(context);
     const clauses = [`(svcKey=${escapeFilterValue(key)})`];
     if (key.startsWith('login:')) {
@@ -187,7 +203,9 @@ export class LdapSubjectStore implements SubjectStore {
     }
     return this.run(async (client) => {
       const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(|${clauses.join('')})`, attributes: this.entries.readAttributes(context) });
-      return searchEntries.length === 1 ? this.entries.toRead(context, searchEntries[0]).subject : undefined;
+      if (searchEntries.length !== 1) return undefined;
+      const read = this.entries.toRead(context, searchEntries[0]);
+      return { subject: read.subject, passwordTarget: passwordTargetAt(read.dn) };
     });
   }
 

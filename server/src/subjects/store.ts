@@ -42,13 +42,35 @@ export interface ImportOptions {
   onProgress?: (done: number) => void;
 }
 
+declare const passwordTargetBrand: unique symbol;
+
+/**
+ * Where a store that keeps passwords checks one subject's (ldap: the DN of the entry its search
+ * found, whatever that entry's RDN). Opaque: only that store makes one, only its `verify` reads it,
+ * so the authenticators learn nothing of the directory.
+ */
+export interface PasswordTarget {
+  readonly [passwordTargetBrand]: true;
+}
+
+/** A subject a login key designates and, from a store that keeps passwords, where its password is checked. */
+export interface FoundSubject {
+  subject: StoredSubject;
+  passwordTarget?: PasswordTarget;
+}
+
 /**
  * Passwords a store keeps outside svc (an LDAP directory, SPEC 13): checked and written there, never
  * hashed by svc. `subject-service.ts` and the password endpoints go through it when a store has it.
  */
 export interface DirectoryPasswords {
-  /** Whether the directory accepts `password` for the subject now (its policy and lockout included). */
-  verify(context: string, uniqueId: string, password: string): Promise<boolean>;
+  /**
+   * Where the subject's password is checked, looked up now (an own password change's old password;
+   * a login has it from its lookup, `SubjectStore.findLogin`); undefined when there is no such subject.
+   */
+  target(context: string, uniqueId: string): Promise<PasswordTarget | undefined>;
+  /** Whether the directory accepts `password` at `target` now (its policy and lockout included). */
+  verify(target: PasswordTarget, password: string): Promise<boolean>;
   /** The cost of a refused check, spent without checking anything (uniform cost of login failures). */
   spend(): Promise<void>;
   /** Writes a new password; the directory's policy refusing it is WeakPassword with its reason. */
@@ -74,6 +96,11 @@ export interface SubjectStore {
   exists(context: string, uniqueId: string): Promise<boolean>;
   /** The subject that claims a folded key (a login name), if any. */
   findByKey(context: string, key: string): Promise<StoredSubject | undefined>;
+  /**
+   * `findByKey` for a login, with where the subject's password is checked: a store that keeps
+   * passwords (ldap) answers both from one lookup. Stores without it: `findByKey`, no target.
+   */
+  findLogin?(context: string, key: string): Promise<FoundSubject | undefined>;
   update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject>;
   delete(context: string, uniqueId: string): Promise<boolean>;
   search(context: string, query: SearchQuery): Promise<SearchPage>;

@@ -5,7 +5,7 @@ import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import { checkAttributes, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
 import { parseFilter } from './filter/parse';
-import type { DirectoryPasswords, SearchPage, SubjectStore, SubjectWrite } from './store';
+import type { DirectoryPasswords, FoundSubject, SearchPage, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
 import { assertSubjectId } from './subject-id';
 
@@ -213,8 +213,19 @@ export class SubjectService {
 
   /** The one subject a login name designates: its uniqueId or a `definition.authenid` value. */
   async findByLoginName(contextId: string, name: string): Promise<StoredSubject | undefined> {
+    return (await this.findLogin(contextId, name))?.subject;
+  }
+
+  /**
+   * The same lookup for a login: the subject and, on a store that keeps passwords, where its
+   * password is checked (an LDAP entry's DN, opaque here), from the one search that found it.
+   */
+  async findLogin(contextId: string, name: string): Promise<FoundSubject | undefined> {
     const { store } = this.context(contextId);
-    return store.findByKey(contextId, `login:${fold(name)}`);
+    const key = `login:${fold(name)}`;
+    if (store.findLogin) return store.findLogin(contextId, key);
+    const subject = await store.findByKey(contextId, key);
+    return subject && { subject };
   }
 
   /**
