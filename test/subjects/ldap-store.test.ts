@@ -84,6 +84,9 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
         await expect(store.passwords.verify(found.passwordTarget!, 'not-daves-pass')).resolves.toBe(false);
         await expect(store.get('employees', 'dave')).resolves.toMatchObject({ uniqueId: 'dave' });
         await expect(store.get('employees', 'DAVE')).resolves.toBeUndefined();
+        // Its id is taken: no second entry at uid=dave (nor uid=DAVE) beside it.
+        await expect(store.create('employees', { uniqueId: 'dave', attributes: {}, keys: ['login:dave'], indexed: [] })).rejects.toMatchObject({ status: 409 });
+        await expect(store.create('employees', { uniqueId: 'DAVE', attributes: {}, keys: ['login:dave'], indexed: [] })).rejects.toMatchObject({ status: 409 });
         await store.update('employees', { uniqueId: 'dave', attributes: { mail: 'dave@x.org', givenName: 'Dave' }, keys: ['login:dave', 'login:dave@x.org', 'unique:mail:dave@x.org'], indexed: [] });
         expect(await at(daveDN)).toMatchObject({ givenName: 'Dave', svcId: 'dave', svcVersion: '2' });
         expect(await at(`uid=dave,ou=employees,${slapd.baseDN}`)).toBeUndefined();

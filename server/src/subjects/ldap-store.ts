@@ -166,6 +166,10 @@ export class LdapSubjectStore implements SubjectStore {
     return this.run(async (client) => {
       const attributes = this.entries.entryAttributes(context, write, 1, at, at);
       const entry = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v.length));
+      // An entry svc has not written (no svcKey for the unique overlay) may hold this id under another
+      // RDN (cn=carol, uid=carol): adding uid=carol beside it would make the id designate two entries.
+      const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(${this.settings.idAttribute}=${escapeFilterValue(write.uniqueId)})`, attributes: ['1.1'] });
+      if (searchEntries.length) throw await this.conflict(client, context, write, true);
       try {
         await client.add(this.dnOf(context, write.uniqueId), { objectClass: this.settings.objectClasses, ...entry });
       } catch (error) {
