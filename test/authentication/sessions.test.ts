@@ -70,6 +70,20 @@ describe('seed 3.2 transitions without anonymous access', () => {
     expect(sent.cookie).toMatch(/^s1\./);
   });
 
+  it('an INTERNAL session serves the not-enforced URIs alone: elsewhere it is no session, never shown, its cookie kept', async () => {
+    const started = await send(`${base}/resources/contexts/employees/subjects/bob/password/forgot`);
+    expect(started.status).toBe(200);
+    const internal = started.cookie!;
+    expect(internal).toMatch(/^s1\./);
+    for (const path of ['/resources/session', '/resources/sessioninfo', '/resources/contexts/employees/subjects/bob', '/resources/contexts']) {
+      const refused = await send(`${base}${path}`, { cookie: internal });
+      expect({ path, status: refused.status, code: refused.json?.code, cookie: refused.cookie }).toEqual({ path, status: 401, code: 'authentication_required', cookie: undefined });
+      expect(refused.text).not.toContain('INTERNAL');
+    }
+    // The flow goes on in the same session.
+    expect((await send(`${base}/resources/contexts/employees/subjects/bob/password/forgot`, { cookie: internal })).status).toBe(200);
+  });
+
   it('no valid session + a protected REST resource → 401 with the required authentication information', async () => {
     const sent = await send(`${base}/resources/contexts/employees/subjects/bob`, { cookie: 'D'.repeat(43) });
     expect(sent.status).toBe(401);

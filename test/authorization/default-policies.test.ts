@@ -45,7 +45,7 @@ type Row = [label: string, s: Session, roles: string[], op: Operation, target: s
 
 const ROWS: Row[] = [
   ['everyone reads own session (ANON)', ANON, [], 'READ', 'session', 'ALLOW', 'everyone-reads-own-session'],
-  ['everyone reads own session (INTERNAL)', INTERNAL, [], 'READ', 'session', 'ALLOW', 'everyone-reads-own-session'],
+  ['INTERNAL reads no session (it is never shown)', INTERNAL, [], 'READ', 'session', 'DENY', 'default_deny'],
   ['nobody updates the session resource', BOB, [], 'UPDATE', 'session', 'DENY', 'default_deny'],
   ['ANON lists contexts', ANON, [], 'SEARCH', 'contexts', 'ALLOW', 'everyone-lists-contexts'],
   ['INTERNAL does not list contexts', INTERNAL, [], 'SEARCH', 'contexts', 'DENY', 'default_deny'],

@@ -81,8 +81,11 @@ export async function authenticate(core: Core, req: Request, res: Response, path
   const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
   const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
   const resolved = await core.sessions.resolve(presented);
+  // An INTERNAL session serves the not-enforced URIs alone (SPEC 4): elsewhere it is no session, but
+  // its cookie, which may carry a visitor's flow, is kept.
+  const internalElsewhere = resolved.session?.type === 'INTERNAL' && !isNotEnforced(req.method, path);
   req.svc = { id: req.svc?.id ?? randomUUID(), peer, session: resolved.session as Session, sessionExpired: false, cookieValue: presented };
-  if (resolved.session) {
+  if (resolved.session && !internalElsewhere) {
     if (resolved.needsRefresh) {
       const refreshed = await core.sessions.refresh(presented!, resolved.session);
       req.svc.issueCookie = refreshed.cookieValue;
@@ -100,7 +103,7 @@ export async function authenticate(core: Core, req: Request, res: Response, path
     }
     if (!session) {
       const loginUrl = `${core.config.server.contextRoot}/login`;
-      if (presented !== undefined) setSessionCookie(core, req, res, undefined);
+      if (presented !== undefined && !internalElsewhere) setSessionCookie(core, req, res, undefined);
       if (wantsPage(req)) {
         res.redirect(302, `${loginUrl}?goto=${encodeURIComponent(req.originalUrl)}`);
         return false;

@@ -12,7 +12,7 @@ const OWN_CONTEXT = 'contexts/${session.principal.contextId}';
  */
 export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'registration'>[]): PolicyConfig[] {
   return [
-    { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['INTERNAL', 'ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
+    { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
     { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`] },
