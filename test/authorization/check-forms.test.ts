@@ -305,4 +305,26 @@ describe('the check on a password and a lockout (SPEC 6: both are UPDATEs of the
     expect((await call(`${lockout('bob')}?isAllowed=UPDATE`, { method: 'PUT', headers: { cookie: who.ALICE } })).code).toBe('invalid_operation');
     expect((await call(`${password('bob')}?isAllowed=DELETE`, { method: 'DELETE', headers: { cookie: who.BOB } })).code).toBe('invalid_operation');
   });
+
+  test('exists follows READ of the subject itself, not of its …/password or …/lockout target', async () => {
+    expect((await call(`${lockout('bob')}?isAllowed=UPDATE`, { headers: { cookie: who.BOB } })).body).toMatchObject({ decision: 'DENY', exists: true });
+    expect((await call(`${password('bob')}?isAllowed=UPDATE`, { headers: { cookie: who.BOB } })).body).toMatchObject({ decision: 'ALLOW', exists: true });
+    expect((await call(`${password('alice')}?isAllowed=UPDATE`, { headers: { cookie: who.BOB } })).body).not.toHaveProperty('exists');
+  });
+});
+
+test('form 2 with the wrong method names the right one once (READ: GET, not "GET or GET")', async () => {
+  const a = await fetch(`${subj('bob')}?isAllowed=READ`, { method: 'PUT', headers: { cookie: who.ALICE, accept: 'application/json' } });
+  expect(((await a.json()) as { detail: string }).detail).toBe('READ is checked with GET, not PUT');
+});
+
+test('the home page asks whether to link the config area without auditing a DENY', async () => {
+  const record = jest.spyOn(server.core.audit, 'record');
+  try {
+    const home = await fetch(`${base}/`, { headers: { cookie: who.BOB, accept: 'text/html' } });
+    expect(home.status).toBe(200);
+    expect(record.mock.calls.filter(([r]) => r.event === 'access_denied')).toEqual([]);
+  } finally {
+    record.mockRestore();
+  }
 });

@@ -15,7 +15,8 @@ async function links(core: Core, req: Request): Promise<{ href: string; label: s
     if (core.config.contexts.some((c) => c.forgottenPassword.enabled)) out.push({ href: `${root}/anon/forgot`, label: 'Forgotten password' });
     return out;
   }
-  if ((await decide(core, req.svc, 'READ', 'config')).decision === 'ALLOW') out.push({ href: `${root}/config`, label: 'Configuration and sessions' });
+  // Asked to draw a link, not refused anything: no DENY audit line.
+  if ((await decide(core, req.svc, 'READ', 'config', { quiet: true })).decision === 'ALLOW') out.push({ href: `${root}/config`, label: 'Configuration and sessions' });
   return out;
 }
 

@@ -85,7 +85,7 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
   // Form 2 uses the method that performs the operation here (lifting a lock: DELETE for UPDATE).
   const performing = Object.entries(resource.methods).find(([, op]) => op === operation)?.[0];
   if (form === 2 && req.method !== performing) {
-    throw new InvalidOperation(`${operation} is checked with ${performing} or GET, not ${req.method}`);
+    throw new InvalidOperation(`${operation} is checked with ${performing === 'GET' ? 'GET' : `${performing} or GET`}, not ${req.method}`);
   }
   return operation;
 }
@@ -117,8 +117,10 @@ export async function decideCheck(core: Core, state: RequestState, operation: Op
     reason: (await isPrivileged(core, state.session)) ? result.policy : allowed ? 'allowed' : 'denied',
   };
   if (subjectId !== undefined) {
-    // `exists` would leak existence to whoever may not READ the subject, so it is asked of the PDP too.
-    const mayRead = operation === 'READ' ? allowed : (await decide(core, state, 'READ', target, { quiet: true })).decision === 'ALLOW';
+    // `exists` would leak existence to whoever may not READ the subject (the subject itself, not its
+    // …/password or …/lockout target), so it is asked of the PDP too.
+    const subject = `contexts/${contextId}/subjects/${subjectId}`;
+    const mayRead = operation === 'READ' && target === subject ? allowed : (await decide(core, state, 'READ', subject, { quiet: true })).decision === 'ALLOW';
     if (mayRead) answer.exists = await core.subjects.context(contextId).store.exists(contextId, subjectId);
   }
   return answer;
