@@ -48,6 +48,15 @@ it('unknown, disabled, locked and wrong-password logins get the same answer at t
   expect(wrong.hashes).toBe(3);
 });
 
+it('without a password (by a user, or a client principal) a locked attempt costs what an unlocked one does', async () => {
+  const unlocked = await attempt('alice', '', '10.1.1.1');
+  for (let i = 0; i < 5; i++) await attempt('alice', '', '10.1.1.1');
+  const locked = await attempt('alice', '', '10.1.1.1');
+  expect(shape(locked.sent)).toEqual(shape(unlocked.sent));
+  expect(unlocked.hashes).toBe(3);
+  expect(locked.hashes).toBe(unlocked.hashes);
+});
+
 it('5 failures from one address lock that (subject, address) pair for 15 minutes, however the name is spelled', async () => {
   const names = ['alice', 'ALICE', 'alice@example.com', 'Alice@Example.COM', 'alice'];
   for (const name of names) expect((await attempt(name, 'wrong-password', '10.2.0.1')).sent.status).toBe(401);

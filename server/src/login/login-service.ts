@@ -119,7 +119,7 @@ export class LoginService {
     const subject = subjects.length > 0 ? shown(subjects.join(' ')) : undefined;
 
     if (reservation.locked) {
-      await this.spendLikeFailure(authenticators.map((x) => x.a), request);
+      await this.spendLikeFailure(authenticators.map((x) => x.a), client, request);
       this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, 'locked');
       this.auditLocks(reservation, input.peer);
       throw new LoginFailed('Login failed.');
@@ -242,11 +242,13 @@ export class LoginService {
 
   /**
    * A locked attempt does the work a failed one would: each applicable password authenticator
-   * spends exactly one hash computation on a failure, so one dummy computation each.
+   * spends exactly one hash computation on a failure, so one dummy computation each; a user name
+   * without a password reaches none, and fails at the cost of the client's password authenticators.
    */
-  private async spendLikeFailure(authenticators: Authenticator[], request: AuthenticationRequest): Promise<void> {
-    const password = request.credentials.get('password') ?? '';
-    for (const a of authenticators) if (a.kind === 'UserPass') await this.spendFailure(a, password);
+  private async spendLikeFailure(authenticators: Authenticator[], client: ClientConfig, request: AuthenticationRequest): Promise<void> {
+    const password = request.credentials.get('password');
+    const spending = request.credentials.has('user') && !request.credentials.has('password') ? this.passwordAuthenticators(client) : authenticators.filter((a) => a.kind === 'UserPass');
+    for (const a of spending) await this.spendFailure(a, password ?? '');
   }
 
   /** One failure's work of a password authenticator: its own (a directory round trip) or a dummy hash. */
