@@ -50,6 +50,46 @@ test('every error is reported by its path', () => {
   expect(problemsOf(unknown)).toEqual(['(root): unknown property "colour"']);
 });
 
+test('a document with both schema and reference errors lists both, each by path, schema errors first', () => {
+  const doc = structuredClone(valid) as { clients: Array<Record<string, unknown>>; global?: Record<string, unknown> };
+  (doc.clients[2].authenticators as string[])[0] = 'x';
+  doc.global = { 'authz.denyStatus': 402 };
+  expect(problemsOf({ ...doc, colour: 'blue' })).toEqual([
+    '(root): unknown property "colour"',
+    'global.authz.denyStatus: must be one of [401,403]',
+    'clients[2].authenticators[0]: unknown authenticator "x"',
+  ]);
+});
+
+test('the reference checks never throw on a schema-invalid document, and skip what they cannot check', () => {
+  const base = structuredClone(valid) as Record<string, unknown> & { clients: Array<Record<string, unknown>>; contexts: Array<Record<string, unknown>> };
+  const ill: Array<[string, (doc: typeof base) => void]> = [
+    ['contexts', (d) => { d.contexts = 'employees' as never; }],
+    ['a context', (d) => { d.contexts[0] = 7 as never; }],
+    ['a definition', (d) => { d.contexts[0].definition = null; }],
+    ['attributes', (d) => { (d.contexts[0].definition as Record<string, unknown>).attributes = ['mail']; }],
+    ['authenticators', (d) => { d.authenticators = { id: 'a' }; }],
+    ['an authenticator', (d) => { (d.authenticators as unknown[])[0] = null; }],
+    ['authenticator options', (d) => { (d.authenticators as Array<Record<string, unknown>>)[0].options = 'x'; }],
+    ['clients', (d) => { d.clients = null as never; }],
+    ['a client', (d) => { d.clients[0] = 'svc-api' as never; }],
+    ['client lists', (d) => { d.clients[0].authenticators = 'x'; d.clients[0].contexts = 3; d.clients[0].secret = 5; }],
+    ['policies', (d) => { d.policies = [{ id: 'p', targets: 'x', clients: 4 }, null]; }],
+    ['server', (d) => { d.server = { tls: { clientCA: 'ca.pem', xfccPeers: 'everyone' } }; }],
+    ['sessions', (d) => { d.sessions = { store: 'redis', redis: { url: 5 } }; }],
+    ['global', (d) => { d.global = 'x'; }],
+    ['stores', (d) => { d.stores = 1; }],
+  ];
+  for (const [what, spoil] of ill) {
+    const doc = structuredClone(base);
+    spoil(doc);
+    const problems = problemsOf(doc);
+    expect({ what, some: problems.length > 0 }).toEqual({ what, some: true });
+    // Nothing the reference checks say may come from the ill-typed part alone: only the schema speaks of it.
+    expect({ what, problems: problems.filter((p) => /unknown (context|authenticator|client|attribute)|undefined/.test(p)) }).toEqual({ what, problems: [] });
+  }
+});
+
 test('${ENV} is substituted, and a missing variable is an error by path', () => {
   const doc = structuredClone(valid) as { clients: Array<Record<string, unknown>> };
   doc.clients[2].secret = '${API_SECRET}';

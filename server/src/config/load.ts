@@ -16,24 +16,33 @@ export class ConfigError extends Error {
 const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
 const validateSchema = ajv.compile(configSchema);
 
-/** Validates a parsed document and returns the frozen configuration, or throws ConfigError. */
+/**
+ * Validates a parsed document and returns the frozen configuration, or throws ConfigError listing
+ * every problem by path: the schema's first, then the cross-references' (SPEC 2). The reference
+ * checks run on a schema-invalid document too, on what of it can be checked.
+ */
 export function buildConfig(document: unknown, env: NodeJS.ProcessEnv = process.env): SvcConfig {
   const problems: string[] = [];
   const substituted = substituteEnv(structuredClone(document), env, problems);
   if (problems.length) throw new ConfigError(problems);
-  if (!validateSchema(substituted)) {
-    throw new ConfigError((validateSchema.errors ?? []).map(describeSchemaError));
+  const schemaValid = validateSchema(substituted);
+  const schemaProblems = schemaValid ? [] : (validateSchema.errors ?? []).map(describeSchemaError);
+  const raw = substituted as Record<string, unknown>;
+  if (raw && typeof raw === 'object' && Array.isArray(raw.clients)) {
+    for (const client of raw.clients as unknown[]) {
+      if (!client || typeof client !== 'object') continue;
+      const record = client as Record<string, unknown>;
+      if (typeof record.secret === 'string') record.secret = [record.secret];
+      if (record.defaultContext === undefined && Array.isArray(record.contexts) && typeof record.contexts[0] === 'string') {
+        record.defaultContext = record.contexts[0];
+      }
+    }
   }
-  const raw = substituted as unknown as Record<string, unknown> & { clients: Array<Record<string, unknown>> };
-  for (const client of raw.clients) {
-    if (typeof client.secret === 'string') client.secret = [client.secret];
-    if (client.defaultContext === undefined) client.defaultContext = (client.contexts as string[])[0];
-  }
-  if (raw.policies === undefined) raw.policies = defaultPolicies(raw.contexts as SvcConfig['contexts']);
-  const config = raw as unknown as SvcConfig;
-  const referenceProblems = checkReferences(config);
-  if (referenceProblems.length) throw new ConfigError(referenceProblems);
-  return deepFreeze(config);
+  // The default policies are built from valid contexts only; an invalid document is refused anyway.
+  if (schemaValid && raw.policies === undefined) raw.policies = defaultPolicies(raw.contexts as SvcConfig['contexts']);
+  const referenceProblems = checkReferences(substituted);
+  if (schemaProblems.length || referenceProblems.length) throw new ConfigError([...schemaProblems, ...referenceProblems]);
+  return deepFreeze(substituted as SvcConfig);
 }
 
 /** Reads, substitutes, validates and freezes a configuration file. */

@@ -1,147 +1,224 @@
 import { redisSettingsProblems } from '../../../common/src/redis/trust';
 import { TrustedPeers } from '../authenticators/trusted-peers';
-import type { AuthenticatorConfig, SvcConfig } from './types';
 
 const MIN_SECRET_LENGTH = 43;
 
 /**
  * The checks a JSON Schema cannot express: every id a section refers to exists, ids are unique, and
  * each authenticator fits its kind. Returns every problem, each prefixed by its path.
+ *
+ * It runs on schema-invalid documents too (SPEC 2: every error listed), so it reads the document as
+ * unknown JSON and never throws: a check whose inputs are missing or ill-typed is skipped (the schema
+ * reports those), and an "unknown id" is reported only when every id of that section could be read.
  */
-export function checkReferences(config: SvcConfig): string[] {
+export function checkReferences(document: unknown): string[] {
   const problems: string[] = [];
-  const contextIds = new Set<string>();
-  config.contexts.forEach((context, i) => {
+  const config = objectOr(document);
+  const stores = objectOr(config.stores);
+
+  const contextIds = new KnownIds(config.contexts);
+  const seenContexts = new Set<string>();
+  eachObject(config.contexts, (context, i) => {
     const at = `contexts[${i}]`;
-    if (contextIds.has(context.id)) problems.push(`${at}.id: duplicate context "${context.id}"`);
-    if (context.store === 'postgres' && !config.stores.postgres) problems.push(`${at}.store: "postgres" needs a "stores.postgres" section`);
-    if (context.store === 'ldap' && !config.stores.ldap) problems.push(`${at}.store: "ldap" needs a "stores.ldap" section`);
-    contextIds.add(context.id);
-    const attributes = context.definition.attributes;
-    const known = (name: string) => name === 'uniqueId' || name in attributes;
-    context.definition.authenid.forEach((name, j) => {
+    if (isString(context.id)) {
+      if (seenContexts.has(context.id)) problems.push(`${at}.id: duplicate context "${context.id}"`);
+      seenContexts.add(context.id);
+    }
+    if (context.store === 'postgres' && !stores.postgres) problems.push(`${at}.store: "postgres" needs a "stores.postgres" section`);
+    if (context.store === 'ldap' && !stores.ldap) problems.push(`${at}.store: "ldap" needs a "stores.ldap" section`);
+    const definition = objectOr(context.definition);
+    // Without a readable attribute map no attribute name can be called unknown.
+    if (!isObject(definition.attributes)) return;
+    const attributes = definition.attributes;
+    const attribute = (name: string) => (Object.hasOwn(attributes, name) ? objectOr(attributes[name]) : undefined);
+    const known = (name: string) => name === 'uniqueId' || Object.hasOwn(attributes, name);
+    eachString(definition.authenid, (name, j) => {
       if (!known(name)) problems.push(`${at}.definition.authenid[${j}]: unknown attribute "${name}"`);
     });
-    const password = context.definition.password;
-    if (password !== undefined) {
-      if (!(password in attributes)) problems.push(`${at}.definition.password: unknown attribute "${password}"`);
-      else if (attributes[password].mutability !== 'writeOnly') {
+    const password = definition.password;
+    if (isString(password)) {
+      if (!attribute(password)) problems.push(`${at}.definition.password: unknown attribute "${password}"`);
+      else if (attribute(password)!.mutability !== 'writeOnly') {
         problems.push(`${at}.definition.password: attribute "${password}" must be writeOnly`);
       }
     }
-    context.searchAttributes.forEach((name, j) => {
+    eachString(context.searchAttributes, (name, j) => {
       if (!known(name)) problems.push(`${at}.searchAttributes[${j}]: unknown attribute "${name}"`);
-      else if (attributes[name]?.mutability === 'writeOnly') {
+      else if (attribute(name)?.mutability === 'writeOnly') {
         problems.push(`${at}.searchAttributes[${j}]: write-only attribute "${name}" cannot be searched`);
       }
     });
-    context.registration.attributes.forEach((name, j) => {
+    eachString(objectOr(context.registration).attributes, (name, j) => {
       if (!known(name)) problems.push(`${at}.registration.attributes[${j}]: unknown attribute "${name}"`);
     });
-    if (context.forgottenPassword.enabled) {
+    const forgotten = objectOr(context.forgottenPassword);
+    if (forgotten.enabled === true) {
       for (const key of ['questionsAttribute', 'answersAttribute'] as const) {
-        const name = context.forgottenPassword[key];
-        if (!(name in attributes)) problems.push(`${at}.forgottenPassword.${key}: unknown attribute "${name}"`);
+        const name = forgotten[key];
+        if (isString(name) && !attribute(name)) problems.push(`${at}.forgottenPassword.${key}: unknown attribute "${name}"`);
       }
     }
   });
 
-  const authenticatorIds = new Map<string, SvcConfig['authenticators'][number]>();
-  config.authenticators.forEach((authenticator, i) => {
+  const authenticatorIds = new KnownIds(config.authenticators);
+  const authenticators = new Map<string, Record<string, unknown>>();
+  eachObject(config.authenticators, (authenticator, i) => {
     const at = `authenticators[${i}]`;
-    if (authenticatorIds.has(authenticator.id)) problems.push(`${at}.id: duplicate authenticator "${authenticator.id}"`);
-    authenticatorIds.set(authenticator.id, authenticator);
-    const expectedKind = { anonymous: 'Anonymous', service: 'UserPass', system: 'UserPass' }[authenticator.variant as string] ?? 'Token';
-    if (authenticator.kind !== expectedKind) {
-      problems.push(`${at}.kind: variant "${authenticator.variant}" is of kind "${expectedKind}"`);
+    if (isString(authenticator.id)) {
+      if (authenticators.has(authenticator.id)) problems.push(`${at}.id: duplicate authenticator "${authenticator.id}"`);
+      authenticators.set(authenticator.id, authenticator);
     }
-    const certificate = authenticator.variant === 'clientCertificate';
-    if (certificate) problems.push(...certificateAuthenticatorProblems(config, authenticator, at));
+    const variant = authenticator.variant;
+    if (!isString(variant) || !VARIANTS.includes(variant)) return;
+    const expectedKind = { anonymous: 'Anonymous', service: 'UserPass', system: 'UserPass' }[variant] ?? 'Token';
+    if (isString(authenticator.kind) && authenticator.kind !== expectedKind) {
+      problems.push(`${at}.kind: variant "${variant}" is of kind "${expectedKind}"`);
+    }
+    const options = authenticator.options === undefined ? {} : authenticator.options;
+    const certificate = variant === 'clientCertificate';
+    if (certificate) problems.push(...certificateAuthenticatorProblems(config, options, at));
     // A certificate names a principal only with principalFrom; without it the session is the client's.
-    const needsContext = certificate ? authenticator.options.principalFrom !== undefined : !['anonymous', 'system'].includes(authenticator.variant);
-    if (authenticator.context !== undefined && !contextIds.has(authenticator.context)) {
-      problems.push(`${at}.context: unknown context "${authenticator.context}"`);
+    const needsContext = certificate ? isObject(options) && options.principalFrom !== undefined : !['anonymous', 'system'].includes(variant);
+    if (isString(authenticator.context)) {
+      if (contextIds.isUnknown(authenticator.context)) problems.push(`${at}.context: unknown context "${authenticator.context}"`);
     } else if (needsContext && authenticator.context === undefined) {
-      problems.push(`${at}.context: variant "${authenticator.variant}" needs a context`);
+      problems.push(`${at}.context: variant "${variant}" needs a context`);
     }
-    if (authenticator.variant === 'system' && !config.system) {
+    if (variant === 'system' && !config.system) {
       problems.push(`${at}: the system authenticator needs a "system" section`);
     }
   });
 
-  const clientIds = new Set<string>();
-  config.clients.forEach((client, i) => {
+  const clientIds = new KnownIds(config.clients);
+  const seenClients = new Set<string>();
+  eachObject(config.clients, (client, i) => {
     const at = `clients[${i}]`;
-    if (clientIds.has(client.id)) problems.push(`${at}.id: duplicate client "${client.id}"`);
-    clientIds.add(client.id);
-    client.secret?.forEach((secret, j) => {
+    if (isString(client.id)) {
+      if (seenClients.has(client.id)) problems.push(`${at}.id: duplicate client "${client.id}"`);
+      seenClients.add(client.id);
+    }
+    const secrets = isString(client.secret) ? [client.secret] : client.secret;
+    const several = Array.isArray(secrets) && secrets.length > 1;
+    eachString(secrets, (secret, j) => {
       if (secret.length < MIN_SECRET_LENGTH) {
-        problems.push(`${at}.secret${client.secret!.length > 1 ? `[${j}]` : ''}: must be at least ${MIN_SECRET_LENGTH} characters (svc gen-secret makes one)`);
+        problems.push(`${at}.secret${several ? `[${j}]` : ''}: must be at least ${MIN_SECRET_LENGTH} characters (svc gen-secret makes one)`);
       }
     });
     // One client principal authenticator per context (SPEC 9): each matches only its own context's users.
-    const principalContexts = new Set<string | undefined>();
-    client.authenticators.forEach((name, j) => {
-      const authenticator = authenticatorIds.get(name);
-      if (!authenticator) problems.push(`${at}.authenticators[${j}]: unknown authenticator "${name}"`);
-      else if (authenticator.variant === 'clientPrincipal') {
-        if (!(client.secret && client.allowPrincipalAssertion)) {
+    const principalContexts = new Set<unknown>();
+    eachString(client.authenticators, (name, j) => {
+      const authenticator = authenticators.get(name);
+      if (!authenticator) {
+        if (authenticatorIds.isUnknown(name)) problems.push(`${at}.authenticators[${j}]: unknown authenticator "${name}"`);
+      } else if (authenticator.variant === 'clientPrincipal') {
+        if (!(secrets !== undefined && client.allowPrincipalAssertion === true)) {
           problems.push(`${at}.authenticators[${j}]: the client principal authenticator needs a secret and allowPrincipalAssertion`);
         }
         if (principalContexts.has(authenticator.context)) {
-          problems.push(`${at}.authenticators[${j}]: a second client principal authenticator for context "${authenticator.context}"`);
+          problems.push(`${at}.authenticators[${j}]: a second client principal authenticator for context "${String(authenticator.context)}"`);
         }
         principalContexts.add(authenticator.context);
       }
     });
-    if (client.defaultAuthenticator !== undefined && !client.authenticators.includes(client.defaultAuthenticator)) {
+    if (isString(client.defaultAuthenticator) && Array.isArray(client.authenticators) && !client.authenticators.includes(client.defaultAuthenticator)) {
       problems.push(`${at}.defaultAuthenticator: "${client.defaultAuthenticator}" is not among the client's authenticators`);
     }
-    client.contexts.forEach((name, j) => {
-      if (!contextIds.has(name)) problems.push(`${at}.contexts[${j}]: unknown context "${name}"`);
+    eachString(client.contexts, (name, j) => {
+      if (contextIds.isUnknown(name)) problems.push(`${at}.contexts[${j}]: unknown context "${name}"`);
     });
-    if (!client.contexts.includes(client.defaultContext)) {
+    if (isString(client.defaultContext) && Array.isArray(client.contexts) && !client.contexts.includes(client.defaultContext)) {
       problems.push(`${at}.defaultContext: "${client.defaultContext}" is not among the client's contexts`);
     }
   });
-  const defaultClient = config.global['server.defaultclient'];
-  if (!clientIds.has(defaultClient)) problems.push(`global.server.defaultclient: unknown client "${defaultClient}"`);
+  const defaultClient = objectOr(config.global)['server.defaultclient'];
+  if (isString(defaultClient) && clientIds.isUnknown(defaultClient)) problems.push(`global.server.defaultclient: unknown client "${defaultClient}"`);
 
-  config.policies.forEach((policy, i) => {
-    policy.clients?.forEach((name, j) => {
-      if (!clientIds.has(name)) problems.push(`policies[${i}].clients[${j}]: unknown client "${name}"`);
+  eachObject(config.policies, (policy, i) => {
+    eachString(policy.clients, (name, j) => {
+      if (clientIds.isUnknown(name)) problems.push(`policies[${i}].clients[${j}]: unknown client "${name}"`);
     });
-    policy.targets.forEach((target, j) => {
+    eachString(policy.targets, (target, j) => {
       if (!/^[A-Za-z0-9._@+${}*-]+(\/[A-Za-z0-9._@+${}*-]+)*$/.test(target)) {
         problems.push(`policies[${i}].targets[${j}]: not a target pattern: "${target}"`);
       }
     });
   });
-  problems.push(...tlsProblems(config));
-  if (config.sessions.store === 'redis') problems.push(...redisSettingsProblems('sessions.redis', config.sessions.redis.url, config.sessions.redis.password));
+  problems.push(...tlsProblems(objectOr(config.server).tls));
+  const sessions = objectOr(config.sessions);
+  const redis = objectOr(sessions.redis);
+  if (sessions.store === 'redis' && isString(redis.url) && (redis.password === undefined || isString(redis.password))) {
+    problems.push(...redisSettingsProblems('sessions.redis', redis.url, redis.password));
+  }
   return problems;
 }
 
+const VARIANTS: readonly string[] = ['anonymous', 'service', 'system', 'idpSession', 'httpHeader', 'clientPrincipal', 'clientCertificate'];
+
 /** `options.principalFrom` of a clientCertificate authenticator, and the CA it needs (SPEC section 13). */
-function certificateAuthenticatorProblems(config: SvcConfig, authenticator: AuthenticatorConfig, at: string): string[] {
+function certificateAuthenticatorProblems(config: Record<string, unknown>, options: unknown, at: string): string[] {
   const problems: string[] = [];
-  const from = authenticator.options.principalFrom;
-  if (from !== undefined && from !== 'san-email' && from !== 'subject-cn') problems.push(`${at}.options.principalFrom: must be "san-email" or "subject-cn"`);
-  const unknown = Object.keys(authenticator.options).filter((key) => key !== 'principalFrom');
-  if (unknown.length) problems.push(`${at}.options: unknown option "${unknown[0]}"`);
-  if (!config.server.tls?.clientCA) problems.push(`${at}: the clientCertificate authenticator needs server.tls.clientCA`);
+  if (isObject(options)) {
+    const from = options.principalFrom;
+    if (from !== undefined && from !== 'san-email' && from !== 'subject-cn') problems.push(`${at}.options.principalFrom: must be "san-email" or "subject-cn"`);
+    const unknown = Object.keys(options).filter((key) => key !== 'principalFrom');
+    if (unknown.length) problems.push(`${at}.options: unknown option "${unknown[0]}"`);
+  }
+  if (!objectOr(objectOr(config.server).tls).clientCA) problems.push(`${at}: the clientCertificate authenticator needs server.tls.clientCA`);
   return problems;
 }
 
 /** `server.tls.xfccPeers`: CIDRs, and only with a clientCA to verify what the proxies forward. */
-function tlsProblems(config: SvcConfig): string[] {
-  const tls = config.server.tls;
-  if (!tls) return [];
+function tlsProblems(tls: unknown): string[] {
+  if (!isObject(tls)) return [];
+  const peers = tls.xfccPeers === undefined ? [] : tls.xfccPeers;
+  // An ill-typed list is the schema's to report.
+  if (!Array.isArray(peers) || !peers.every(isString)) return [];
   try {
-    new TrustedPeers(tls.xfccPeers, 'server.tls.xfccPeers');
+    new TrustedPeers(peers, 'server.tls.xfccPeers');
   } catch (error) {
     return [(error as Error).message.replace('trustedPeers', 'xfccPeers')];
   }
-  if (tls.xfccPeers.length && !tls.clientCA) return ['server.tls.xfccPeers: forwarded client certificates need server.tls.clientCA to verify them'];
+  if (peers.length && !tls.clientCA) return ['server.tls.xfccPeers: forwarded client certificates need server.tls.clientCA to verify them'];
   return [];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
+}
+
+/** The value when it is a JSON object; otherwise an empty one, so that its checks find nothing to check. */
+function objectOr(value: unknown): Record<string, unknown> {
+  return isObject(value) ? value : {};
+}
+
+/** Each entry of a list that is an object, with its index in the list; nothing when it is no list. */
+function eachObject(list: unknown, visit: (entry: Record<string, unknown>, index: number) => void): void {
+  if (Array.isArray(list)) list.forEach((entry: unknown, index) => isObject(entry) && visit(entry, index));
+}
+
+/** Each entry of a list that is a string, with its index in the list; nothing when it is no list. */
+function eachString(list: unknown, visit: (entry: string, index: number) => void): void {
+  if (Array.isArray(list)) list.forEach((entry: unknown, index) => isString(entry) && visit(entry, index));
+}
+
+/**
+ * The ids of a section's entries. A name is unknown only when every entry's id could be read: with a
+ * missing or ill-typed id (a schema error), any name might have been meant, so none is reported.
+ */
+class KnownIds {
+  private readonly ids = new Set<string>();
+  private readonly complete: boolean;
+
+  constructor(list: unknown) {
+    this.complete = Array.isArray(list) && list.every((entry: unknown) => isObject(entry) && isString(entry.id));
+    eachObject(list, (entry) => isString(entry.id) && this.ids.add(entry.id));
+  }
+
+  isUnknown(name: string): boolean {
+    return this.complete && !this.ids.has(name);
+  }
 }
