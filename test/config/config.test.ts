@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildConfig, ConfigError, loadConfigFile } from '../../server/src/config/load';
-import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import { DEFAULT_PASSWORDS } from '../../server/src/config/defaults';
+import { DEFAULT_SCRYPT, PasswordHasher } from '../../server/src/passwords/password-hasher';
+import { isOwaspScryptSetting } from '../../server/src/passwords/phc';
 import { startTestServer, testConfigDocument, TEST_HASH } from '../helpers/core-server';
 
 let dir: string;
@@ -88,6 +90,54 @@ test('the reference checks never throw on a schema-invalid document, and skip wh
     // Nothing the reference checks say may come from the ill-typed part alone: only the schema speaks of it.
     expect({ what, problems: problems.filter((p) => /unknown (context|authenticator|client|attribute)|undefined/.test(p)) }).toEqual({ what, problems: [] });
   }
+});
+
+describe('passwords.scrypt: only an OWASP-listed setting, or one at least as strong in every parameter (SPEC 4)', () => {
+  const withScrypt = (scrypt: Record<string, number>) => ({ ...structuredClone(valid), passwords: { algorithm: 'scrypt', scrypt } });
+
+  test.each([
+    { ln: 17, r: 8, p: 1 },
+    { ln: 16, r: 8, p: 2 },
+    { ln: 15, r: 8, p: 3 },
+    { ln: 14, r: 8, p: 5 },
+    { ln: 13, r: 8, p: 10 },
+    { ln: 18, r: 8, p: 1 },
+    { ln: 17, r: 16, p: 2 },
+    { ln: 14, r: 8, p: 6 },
+  ])('%o is accepted', (scrypt) => {
+    expect(problemsOf(withScrypt(scrypt))).toEqual([]);
+    expect(buildConfig(withScrypt(scrypt), {}).passwords.scrypt).toEqual(scrypt);
+  });
+
+  test.each([
+    { ln: 15, r: 8, p: 1 },
+    { ln: 16, r: 8, p: 1 },
+    { ln: 14, r: 8, p: 4 },
+    { ln: 13, r: 8, p: 9 },
+    { ln: 15, r: 16, p: 1 },
+  ])('%o is refused, naming the allowed settings', (scrypt) => {
+    expect(problemsOf(withScrypt(scrypt))).toEqual([
+      'passwords.scrypt: ln=' + scrypt.ln + ',r=' + scrypt.r + ',p=' + scrypt.p +
+        ' is not an OWASP-listed scrypt setting; use one of ln=17,r=8,p=1; ln=16,r=8,p=2; ln=15,r=8,p=3; ln=14,r=8,p=5; ln=13,r=8,p=10 (or one of these with larger values)',
+    ]);
+  });
+
+  test('the setting is checked whatever the algorithm, and the default is listed', () => {
+    expect(problemsOf({ ...structuredClone(valid), passwords: { scrypt: { ln: 15 } } })).toEqual([expect.stringMatching(/^passwords\.scrypt: ln=15,r=8,p=1 is not an OWASP-listed/)]);
+    expect(buildConfig(valid, {}).passwords.scrypt).toEqual({ ln: 17, r: 8, p: 1 });
+    // svc hash-password --scrypt hashes with the hasher's default: listed too.
+    expect(DEFAULT_SCRYPT).toEqual({ ln: 17, r: 8, p: 1 });
+    expect(isOwaspScryptSetting(DEFAULT_SCRYPT) && isOwaspScryptSetting(DEFAULT_PASSWORDS.scrypt)).toBe(true);
+  });
+
+  test('a stored hash at any other valid setting still verifies, and is marked for upgrade', async () => {
+    const config = buildConfig(withScrypt({ ln: 16, r: 8, p: 2 }), {});
+    const hasher = new PasswordHasher({ ...config.passwords, precomputeDummy: false });
+    const old = await new PasswordHasher({ algorithm: 'scrypt', scrypt: { ln: 10, r: 8, p: 1 }, precomputeDummy: false }).hash('Old-secret-11');
+    expect(old).toMatch(/^\$scrypt\$ln=10,r=8,p=1\$/);
+    expect(await hasher.verify(old, 'Old-secret-11')).toEqual({ ok: true, needsRehash: true });
+    expect(await hasher.verify(old, 'wrong')).toEqual({ ok: false, needsRehash: false });
+  });
 });
 
 test('${ENV} is substituted, and a missing variable is an error by path', () => {

@@ -1,5 +1,6 @@
 import { redisSettingsProblems } from '../../../common/src/redis/trust';
 import { TrustedPeers } from '../authenticators/trusted-peers';
+import { OWASP_SCRYPT_SETTINGS, formatScryptSetting, isOwaspScryptSetting } from '../passwords/phc';
 
 const MIN_SECRET_LENGTH = 43;
 
@@ -143,6 +144,7 @@ export function checkReferences(document: unknown): string[] {
       }
     });
   });
+  problems.push(...scryptProblems(objectOr(config.passwords).scrypt));
   problems.push(...tlsProblems(objectOr(config.server).tls));
   const sessions = objectOr(config.sessions);
   const redis = objectOr(sessions.redis);
@@ -165,6 +167,20 @@ function certificateAuthenticatorProblems(config: Record<string, unknown>, optio
   }
   if (!objectOr(objectOr(config.server).tls).clientCA) problems.push(`${at}: the clientCertificate authenticator needs server.tls.clientCA`);
   return problems;
+}
+
+/**
+ * `passwords.scrypt` (SPEC 4): new hashes at an OWASP-listed setting, or one at least as large in every
+ * parameter. Checked whatever the algorithm, so that switching to scrypt cannot start a weak one.
+ */
+function scryptProblems(scrypt: unknown): string[] {
+  if (!isObject(scrypt)) return [];
+  const { ln, r, p } = scrypt;
+  if (!Number.isInteger(ln) || !Number.isInteger(r) || !Number.isInteger(p)) return [];
+  const setting = { ln: ln as number, r: r as number, p: p as number };
+  if (isOwaspScryptSetting(setting)) return [];
+  const listed = OWASP_SCRYPT_SETTINGS.map(formatScryptSetting).join('; ');
+  return [`passwords.scrypt: ${formatScryptSetting(setting)} is not an OWASP-listed scrypt setting; use one of ${listed} (or one of these with larger values)`];
 }
 
 /** `server.tls.xfccPeers`: CIDRs, and only with a clientCA to verify what the proxies forward. */

@@ -104,7 +104,8 @@ export const configSchema = {
           additionalProperties: false,
           default: {},
           properties: {
-            ln: { type: 'integer', minimum: 15, maximum: 22, default: DEFAULT_PASSWORDS.scrypt.ln },
+            // Which (ln, r, p) together are allowed (OWASP's list) is checked in references.ts.
+            ln: { type: 'integer', minimum: 13, maximum: 22, default: DEFAULT_PASSWORDS.scrypt.ln },
             r: { type: 'integer', minimum: 8, default: DEFAULT_PASSWORDS.scrypt.r },
             p: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.scrypt.p },
           },

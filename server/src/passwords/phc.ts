@@ -66,6 +66,26 @@ export const SCRYPT_LIMITS = {
   p: { min: 1, max: 64 },
 } as const;
 
+/**
+ * The scrypt settings of OWASP's Password Storage Cheat Sheet (N = 2^ln), of a similar minimal defence.
+ * They bound the configured setting for new hashes (SPEC 4); a stored hash verifies at any setting
+ * within SCRYPT_LIMITS and is upgraded at its next login.
+ */
+export const OWASP_SCRYPT_SETTINGS: readonly Readonly<ScryptParams>[] = Object.freeze([
+  { ln: 17, r: 8, p: 1 },
+  { ln: 16, r: 8, p: 2 },
+  { ln: 15, r: 8, p: 3 },
+  { ln: 14, r: 8, p: 5 },
+  { ln: 13, r: 8, p: 10 },
+]);
+
+/** A setting at one of OWASP's listed scrypt settings, or at least as large as one of them in each of ln, r and p. */
+export function isOwaspScryptSetting(params: ScryptParams): boolean {
+  return OWASP_SCRYPT_SETTINGS.some((listed) => params.ln >= listed.ln && params.r >= listed.r && params.p >= listed.p);
+}
+
+export const formatScryptSetting = (params: ScryptParams): string => `ln=${params.ln},r=${params.r},p=${params.p}`;
+
 const B64_RE = /^[A-Za-z0-9+/]*$/;
 const DECIMAL_RE = /^(0|[1-9][0-9]{0,9})$/;
 
