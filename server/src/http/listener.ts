@@ -33,9 +33,12 @@ export function createCoreHttp(core: Core): CoreHttp {
   const soap = soapEndpoint(core);
 
   const serveRest = async (match: RestMatch, req: Request, res: Response) => {
+    // Ids in the path first: a path that cannot name anything is 400 before any other processing,
+    // authentication included (SPEC section 3).
+    const params = rest.params(match);
     if (!(await authenticate(core, req, res, req.path.slice(root.length)))) return;
     req.baseUrl = match.baseUrl;
-    await rest.serve(match, req, res);
+    await rest.serve(match, params, req, res);
   };
 
   const listener: http.RequestListener = (incoming, outgoing) => {

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import { InvalidRequest, MethodNotAllowed } from '../../../../common/src/errors';
+import { isContextId } from '../../../../common/src/principal-name';
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import type { Operation } from '../../config/types';
 import type { Core } from '../../core';
@@ -26,7 +27,7 @@ interface Route {
   authz?: Record<string, Operation | undefined>;
 }
 
-/** A request path resolved to a route; parameters still percent-encoded (decoded after authentication). */
+/** A request path resolved to a route; parameters still percent-encoded (RestRouter.params decodes them). */
 export interface RestMatch {
   route: Route;
   /** The mount the path came through: `{root}/resources` or `{root}`. */
@@ -73,10 +74,20 @@ function decodeParams(match: RestMatch): Params {
   return params;
 }
 
-/** Path parameters are checked before anything else reads them (SPEC section 3). */
-function checkedParams(core: Core, params: Params): Params {
+/**
+ * Path parameters, decoded and checked for syntax before anything else reads them, authentication
+ * included (SPEC section 3: "anything else in a path is 400 before any other processing"). The
+ * syntax is principal-name's; whether the context exists is asked only after authentication, so an
+ * unknown (well-formed) context is never told to a caller who may not know it.
+ */
+function checkedParams(match: RestMatch): Params {
+  const params = decodeParams(match);
+  if (params.contextId !== undefined && !isContextId(params.contextId)) {
+    throw new InvalidRequest('a context id is 1 to 64 letters, digits and . _ -, starting with a letter or digit', {
+      errors: [{ path: 'contextId', message: 'invalid context id' }],
+    });
+  }
   if (params.subjectId !== undefined) assertSubjectId(params.subjectId, 'subjectId');
-  if (params.contextId !== undefined) core.subjects.context(params.contextId);
   return params;
 }
 
@@ -171,17 +182,24 @@ export class RestRouter {
     return undefined;
   }
 
-  async serve(match: RestMatch, req: Request, res: Response): Promise<void> {
-    const params = decodeParams(match);
+  /**
+   * The match's parameters, decoded and checked (400 on a malformed id or percent-encoding): called
+   * before the authentication filter, so a path that cannot name anything is refused as such.
+   */
+  params(match: RestMatch): Params {
+    return checkedParams(match);
+  }
+
+  /** Serves a match whose parameters `params` checked, after the authentication filter. */
+  async serve(match: RestMatch, params: Params, req: Request, res: Response): Promise<void> {
     const { resource, authz } = match.route;
-    if (resource) {
-      await readRawBody(req, res, this.core.config.global['body.limit']);
-      return serveResource(this.core, resource, req, res, checkedParams(this.core, params));
-    }
-    const p = checkedParams(this.core, params);
+    if (resource) await readRawBody(req, res, this.core.config.global['body.limit']);
+    // The context exists (404 otherwise), asked only now that the caller is known.
+    if (params.contextId !== undefined) this.core.subjects.context(params.contextId);
+    if (resource) return serveResource(this.core, resource, req, res, params);
     const operation = authz![req.method];
     if (!operation) throw new MethodNotAllowed(`${req.method} does not name an operation here`);
-    const target = p.subjectId === undefined ? `contexts/${p.contextId}/subjects` : `contexts/${p.contextId}/subjects/${p.subjectId}`;
-    return answerCheck(this.core, req, res, operation, target, p.contextId, p.subjectId);
+    const target = params.subjectId === undefined ? `contexts/${params.contextId}/subjects` : `contexts/${params.contextId}/subjects/${params.subjectId}`;
+    return answerCheck(this.core, req, res, operation, target, params.contextId, params.subjectId);
   }
 }
