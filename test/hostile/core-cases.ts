@@ -125,6 +125,11 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'XML', kind: 'unclosed element', send: (t) => xml(t, '<subject><uniqueId>x</subject>'), status: 400, code: 'malformed_body' },
   { group: 'XML', kind: 'two root elements', send: (t) => xml(t, '<subject/><subject/>'), status: 400, code: 'malformed_body' },
   { group: 'XML', kind: 'unexpected attribute', send: (t) => xml(t, '<subject admin="true"><uniqueId>x</uniqueId></subject>'), status: 400, code: 'malformed_body' },
+  // Only XML's five entities are references a body may use (SPEC section 3): HTML's or any undeclared one is refused, never kept as text.
+  { group: 'XML', kind: 'an HTML entity reference (&nbsp;) in a value', send: (t) => xml(t, '<subject><uniqueId>mallory</uniqueId><attributes><mail>m@example.com</mail><givenName>a&nbsp;b</givenName></attributes></subject>'), status: 400, code: 'malformed_body' },
+  { group: 'XML', kind: 'an undeclared entity reference (&foo;) in a value', send: (t) => xml(t, '<subject><uniqueId>mallory</uniqueId><attributes><mail>m@example.com</mail><givenName>a&foo;b</givenName></attributes></subject>'), status: 400, code: 'malformed_body' },
+  { group: 'XML', kind: 'a character reference to NUL (&#0;)', send: (t) => xml(t, '<subject><uniqueId>mallory</uniqueId><attributes><mail>m@example.com</mail><givenName>a&#0;b</givenName></attributes></subject>'), status: 400, code: 'malformed_body' },
+  { group: 'XML', kind: 'a character reference to a lone surrogate (&#xD800;)', send: (t) => xml(t, '<subject><uniqueId>mallory</uniqueId><attributes><mail>m@example.com</mail><givenName>a&#xD800;b</givenName></attributes></subject>'), status: 400, code: 'malformed_body' },
   // JSON
   { group: 'JSON', kind: 'nesting 100 000 deep', send: (t) => json(t, '['.repeat(100_000) + ']'.repeat(100_000)), status: 400, code: 'malformed_body' },
   { group: 'JSON', kind: 'key __proto__ (prototype pollution)', send: (t) => json(t, '{"subject":{"uniqueId":"pp","attributes":{"mail":"pp@example.com"},"__proto__":{"isAdmin":true}}}'), status: 400, code: 'malformed_body' },
@@ -242,6 +247,7 @@ export const CORE_CASES: HostileCase[] = [
   // SOAP (SPEC 13): a fault's HTTP status is its problem's, the problem code in the detail
   { group: 'SOAP', kind: 'external entity (XXE) in an envelope', send: (t) => soapCall(t, `<!DOCTYPE e [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${soapEnvelope(soapCreate('&xxe;'))}`), status: 400, code: 'malformed_body' },
   { group: 'SOAP', kind: 'billion laughs in an envelope', send: (t) => soapCall(t, BILLION_LAUGHS.replace('<subject><uniqueId>&lol3;</uniqueId></subject>', soapEnvelope(soapCreate('&lol3;')))), status: 400, code: 'malformed_body' },
+  { group: 'SOAP', kind: 'an undeclared entity reference (&nbsp;) in an envelope', send: (t) => soapCall(t, soapEnvelope(soapCreate('m&nbsp;@example.com'))), status: 400, code: 'malformed_body' },
   { group: 'SOAP', kind: 'a SOAP 1.2 envelope sent as SOAP 1.1', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE, 'http://www.w3.org/2003/05/soap-envelope')), status: 400, code: 'malformed_body', check: (o) => expect(o.body).toContain('VersionMismatch') },
   { group: 'SOAP', kind: 'an operation in a foreign namespace', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE.replace(SOAP_NS, 'urn:svc:soap:v2'))), status: 400, code: 'invalid_request' },
   { group: 'SOAP', kind: 'an envelope over body.limit', send: (t) => soapCall(t, soapEnvelope(soapCreate('x'.repeat(2_000_000)))), status: 413, code: 'payload_too_large' },

@@ -129,6 +129,30 @@ describe('CRUDS in XML', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+xml/);
     expect(await res.text()).toContain('<code>not_found</code>');
   });
+
+  test('only XML\'s five entities and character references: &nbsp; or &foo; is 400 malformed_body and changes nothing; &#65; is "A"', async () => {
+    const before = await dump();
+    for (const [method, url, body] of [
+      ['PUT', `${subjects()}/bob`, '<subject><attributes><givenName>a&nbsp;b</givenName></attributes></subject>'],
+      ['PUT', `${subjects()}/bob`, '<subject><attributes><givenName>a&foo;b</givenName></attributes></subject>'],
+      ['PUT', `${subjects()}/bob`, '<subject><attributes><givenName>a&#0;b</givenName></attributes></subject>'],
+      ['POST', subjects(), '<subject><uniqueId>erin</uniqueId><attributes><mail>erin@example.com</mail><givenName>a&nbsp;b</givenName></attributes></subject>'],
+    ]) {
+      const res = await fetch(url, { method, ...xml(admin, body) });
+      expect([method, res.status]).toEqual([method, 400]);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+xml/);
+      const text = await res.text();
+      expect(text).toContain('<code>malformed_body</code>');
+      expect(text).toMatch(/&amp;(nbsp|foo|#0);/); // the detail names the reference
+    }
+    expect(await dump()).toBe(before);
+
+    const created = await fetch(subjects(), { method: 'POST', ...xml(admin, '<subject><uniqueId>erin</uniqueId><attributes><mail>erin@example.com</mail><givenName>&#65;&#x6E;n&amp;#65;</givenName></attributes></subject>') });
+    expect(created.status).toBe(201);
+    const stored = await server.core.subjects.context('employees').store.get('employees', 'erin');
+    expect(stored?.attributes.givenName).toBe('Ann&#65;');
+    expect((await fetch(`${subjects()}/erin`, { method: 'DELETE', ...xml(admin) })).status).toBe(204);
+  });
 });
 
 describe('bad input gets a clear 4xx and changes nothing', () => {

@@ -11,13 +11,71 @@ export type WireValue = string | number | boolean | null | WireValue[] | { [key:
 export type WireDocument = Record<string, WireValue>;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9._-]*$/;
-// DOCTYPE and entity declarations are refused before parsing, so no entity is ever expanded (XXE,
-// billion laughs); processing instructions other than the declaration are refused too.
+// DOCTYPE and entity declarations are refused before parsing, so no declared entity is ever expanded
+// (XXE, billion laughs); processing instructions other than the declaration are refused too. References
+// to entities no DOCTYPE declared are refused while values are read (decodeReferences).
 const FORBIDDEN = /<!DOCTYPE|<!ENTITY|<\?(?!xml[\s?])/i;
+
+const PREDEFINED = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
+// An `&`, what may follow it up to a `;` (or the first character that cannot), and the `;` if any.
+const REFERENCE = /&([#A-Za-z0-9_.:-]{0,40})(;?)/g;
+const CHARACTER_REFERENCE = /^#(?:x([0-9A-Fa-f]{1,8})|([0-9]{1,10}))$/;
+
+/** XML 1.0's Char production: what a character reference may name. */
+function isXmlChar(cp: number): boolean {
+  return cp === 0x9 || cp === 0xa || cp === 0xd || (cp >= 0x20 && cp <= 0xd7ff) || (cp >= 0xe000 && cp <= 0xfffd) || (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/**
+ * Text and attribute values as XML defines them (SPEC section 3): the five predefined entities and
+ * character references decoded in one pass (a reference's result is never read again as one, so
+ * `&#38;amp;` is `&amp;`), any other entity reference refused (no DOCTYPE can declare one, and
+ * none is expanded: `&nbsp;` is HTML's, not XML's), a character reference naming no XML character
+ * (NUL, a surrogate, U+FFFE) refused, and an `&` that starts no reference refused.
+ */
+export function decodeReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(REFERENCE, (_match, body: string, semicolon: string) => {
+    if (!semicolon) throw new MalformedBody('an & that starts no entity or character reference (write &amp;)');
+    const predefined = PREDEFINED.get(body);
+    if (predefined !== undefined) return predefined;
+    if (!body.startsWith('#')) {
+      throw new MalformedBody(`the entity reference &${body}; is not accepted: only &amp; &lt; &gt; &quot; &apos; and character references`);
+    }
+    const digits = CHARACTER_REFERENCE.exec(body);
+    if (!digits) throw new MalformedBody(`&${body}; is not a character reference (&#N; or &#xH;)`);
+    const cp = digits[1] !== undefined ? parseInt(digits[1], 16) : parseInt(digits[2], 10);
+    if (!isXmlChar(cp)) throw new MalformedBody(`the character reference &${body}; names no XML character`);
+    return String.fromCodePoint(cp);
+  });
+}
+
+/**
+ * fast-xml-parser's entity decoder interface, ours: decodeReferences for every text and attribute
+ * value (CDATA sections are not passed through it: their text stays literal). Entities a DOCTYPE
+ * declares never reach it (guardXml refuses the DOCTYPE first); should one, it is refused.
+ */
+const strictEntityDecoder: NonNullable<X2jOptions['entityDecoder']> = {
+  decode: decodeReferences,
+  addInputEntities: (entities) => {
+    if (Object.keys(entities).length > 0) throw new MalformedBody('XML entity declarations are not accepted');
+  },
+  setExternalEntities: () => undefined,
+  reset: () => undefined,
+  // XML 1.1 would allow character references to C0 controls; svc reads every document by XML 1.0's rules.
+  setXmlVersion: () => undefined,
+};
 
 /**
  * The parser settings every XML reading shares (parseXml here, parseXmlTree for SOAP): values stay
- * text as sent, only the five predefined entities are expanded, and names and nesting are limited.
+ * text as sent, references are decoded by decodeReferences (the five predefined entities and
+ * character references; any other is refused), and names and nesting are limited.
  */
 export const STRICT_PARSER_OPTIONS: X2jOptions = {
   ignoreAttributes: false,
@@ -26,7 +84,7 @@ export const STRICT_PARSER_OPTIONS: X2jOptions = {
   trimValues: false,
   ignoreDeclaration: true,
   processEntities: true,
-  htmlEntities: false,
+  entityDecoder: strictEntityDecoder,
   allowBooleanAttributes: false,
   // The parser refuses __proto__, constructor and prototype itself; other Object.prototype names it
   // would silently rename, which would store an attribute under a name nobody sent.
