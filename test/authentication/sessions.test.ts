@@ -1,4 +1,4 @@
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { startTestServer, withoutAnonymousAccess, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send, sessionOf } from '../helpers/http';
 import { login } from '../helpers/login';
 
@@ -53,10 +53,7 @@ describe('seed 3.2 transitions without anonymous access', () => {
   let base: string;
   beforeAll(async () => {
     server = await startTestServer({
-      configure: (doc) => {
-        doc.global = { 'server.defaultclient': 'svc-web-only' };
-        (doc.clients as unknown[]).push({ id: 'svc-web-only', authenticators: ['employees-password'], contexts: ['employees', 'customers'] });
-      },
+      configure: withoutAnonymousAccess,
     });
     base = server.baseUrl;
   });

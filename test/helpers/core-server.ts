@@ -73,3 +73,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   };
 }
+
+/** `configure` for a server without anonymous access: its default client has a password authenticator only. */
+export function withoutAnonymousAccess(doc: Record<string, unknown>): void {
+  doc.global = { 'server.defaultclient': 'svc-web-only' };
+  (doc.clients as unknown[]).push({ id: 'svc-web-only', authenticators: ['employees-password'], contexts: ['employees', 'customers'] });
+}

@@ -1,4 +1,4 @@
-import { startTestServer, type TestServer } from '../helpers/core-server';
+import { startTestServer, withoutAnonymousAccess, type TestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
 
 /**
@@ -11,10 +11,7 @@ describe('ids in REST paths are checked before authentication', () => {
   let base: string;
   beforeAll(async () => {
     server = await startTestServer({
-      configure: (doc) => {
-        doc.global = { 'server.defaultclient': 'svc-web-only' };
-        (doc.clients as unknown[]).push({ id: 'svc-web-only', authenticators: ['employees-password'], contexts: ['employees', 'customers'] });
-      },
+      configure: withoutAnonymousAccess,
     });
     base = server.baseUrl;
   });
