@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
-import { demoEnvironment, prepareDemo, seedDemo } from '../server/src/demo/demo';
+import { demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
 import { createLogger, stdoutDestination, type Logger } from '../common/src/log';
@@ -69,8 +69,10 @@ async function server(argv: string[]): Promise<void> {
   if (path) config = loadConfigFile(path);
   else if (workers !== undefined) throw new Error('svc server --workers needs --config FILE: the embedded demo keeps its subjects in SQLite and its sessions in memory');
   else {
-    log.info('no --config given: using the embedded demo configuration');
-    return demo();
+    log.info('no --config given: the core alone on the embedded demo configuration (`svc demo` adds the gateway and the portal)');
+    const environment = demoEnvironment();
+    const { running } = await startDemoCore({ ...environment, host: values.host ?? environment.host, port: values.port === undefined ? environment.port : Number(values.port) }, log);
+    return handleSignals(running);
   }
   const overrides = {
     host: values.host ?? process.env.SVC_HOST ?? config.server.host,
@@ -89,12 +91,18 @@ async function server(argv: string[]): Promise<void> {
   workerStarted(running.baseUrl);
 }
 
+/** The core on the embedded demo configuration, its data directory prepared and seeded (SPEC 11). */
+async function startDemoCore(environment: DemoEnvironment, log: Logger) {
+  const { config, credentials } = await prepareDemo(environment, log);
+  const running = await startServer(config, { logger: log });
+  await seedDemo(running.core, credentials);
+  return { running, config, credentials };
+}
+
 async function demo(): Promise<void> {
   const destination = stdoutDestination();
   const log = createLogger({ destination });
-  const { config, credentials } = await prepareDemo(demoEnvironment(), log);
-  const running = await startServer(config, { logger: log });
-  await seedDemo(running.core, credentials);
+  const { running, config, credentials } = await startDemoCore(demoEnvironment(), log);
   const gatewayConfig = buildGatewayConfig(
     {
       gateway: {

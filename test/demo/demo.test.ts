@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bodyOf } from '../helpers/json';
-import { startDemo, stopSvc as stop } from '../helpers/svc-process';
+import { startDemo, startSvc, stopSvc as stop } from '../helpers/svc-process';
 import { Browser, portalLogin } from '../portal/portal-helpers';
 import type { RunningPortal } from '../../portlet-adapter/src/portal';
 
@@ -86,6 +86,23 @@ test('npm start serves the demo portal: visitors see Registration and Forgotten 
       expect((await bob.get('/portal/page/admin')).status).toBe(403);
     } finally {
       expect(await stop(demo)).toBe(0);
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('svc server without --config is the core alone on the embedded demo configuration, seeded', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-core-'));
+  try {
+    const core = await startSvc(['server'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0' }, (entry) => (entry.msg === 'demo subjects seeded' ? true : undefined));
+    try {
+      const url = (core.log.map((line) => JSON.parse(line) as { msg: string; url?: string }).find((entry) => entry.msg === 'core server listening'))!.url!;
+      const credentials = JSON.parse(readFileSync(join(dataDir, 'demo-credentials.json'), 'utf8'));
+      expect((await login(`${url}/svc`, 'alice', credentials.users.alice)).status).toBe(200);
+      expect(core.log.filter((line) => /gateway listening|portal listening/.test(line))).toEqual([]);
+    } finally {
+      expect(await stop(core)).toBe(0);
     }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
