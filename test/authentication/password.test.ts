@@ -43,8 +43,11 @@ describe('own password change and hash upgrade (cheap test hashing)', () => {
     expect(denied.status).toBe(401);
     expect(denied.json?.code).toBe('access_denied');
     const admin = (await login(base, { clientid: 'svc-web', user: 'alice', password: users.alice })).cookie;
+    // The policy decision point refuses it (password-is-its-subjects-own), so the check says the same.
     const byAdmin = await send(passwordUrl('bob'), { method: 'PUT', cookie: admin, json: { oldPassword: 'x', newPassword: 'Another-secret-77' } });
-    expect(byAdmin.status).toBe(403);
+    expect([byAdmin.status, byAdmin.json?.code, byAdmin.headers.get('x-svc-decision')]).toEqual([401, 'access_denied', 'DENY']);
+    const asked = await send(`${passwordUrl('bob')}?isAllowed=UPDATE`, { cookie: admin });
+    expect([asked.status, asked.json?.decision, asked.json?.reason]).toEqual([401, 'DENY', 'password-is-its-subjects-own']);
     const anonymous = await send(passwordUrl('bob'), { method: 'PUT', json: { oldPassword: 'x', newPassword: 'Another-secret-77' } });
     expect(anonymous.status).toBe(401);
   });

@@ -56,7 +56,7 @@ export class PolicyDecisionPoint {
 
   /** The configured policies plus the seed's fixed rules, which no configuration can lift. */
   static fromConfig(config: Pick<SvcConfig, 'policies' | 'reservedIds' | 'system'>): PolicyDecisionPoint {
-    return new PolicyDecisionPoint(config.policies, [...reservedIdGuard(config), configGuard()]);
+    return new PolicyDecisionPoint(config.policies, [...reservedIdGuard(config), configGuard(), ownPasswordGuard()]);
   }
 
   decide(request: DecisionRequest): DecisionResult {
@@ -96,6 +96,22 @@ function reservedIdGuard(config: Pick<SvcConfig, 'reservedIds' | 'system'>): Com
     targets: reserved.map((id) => `contexts/./subjects/${id}`),
   };
   return [compile(policy, targets)];
+}
+
+/**
+ * `…/subjects/{s}/password` is that subject's own (SPEC 7: the old password proves the change);
+ * administrators and SYSTEM set a password by updating the subject. Decided here, so the check and
+ * the real request agree, and no handler decides on its own.
+ */
+function ownPasswordGuard(): CompiledPolicy {
+  const policy: PolicyConfig = { id: 'password-is-its-subjects-own', effect: 'deny', sessionTypes: ALL_SESSIONS, operations: ALL_OPERATIONS, targets: ['contexts/./subjects/./password'] };
+  const anotherOnes: TargetMatcher = (target, session) =>
+    target.length === 5 &&
+    target[0] === 'contexts' &&
+    target[2] === 'subjects' &&
+    target[4] === 'password' &&
+    !(session.type === 'USER' && session.principal?.contextId === target[1] && session.principal.uniqueId === target[3]);
+  return compile(policy, [anotherOnes]);
 }
 
 /** The configuration area is SYSTEM's alone (seed 4.4), even if a configured policy says otherwise. */
