@@ -26,7 +26,7 @@ commands:
   migrate              apply the PostgreSQL subject store's schema migrations: --config FILE
   export               a context's subjects as JSON lines on stdout: [--config FILE] --context C
   import               JSON lines into a context, all or nothing: [--config FILE] --context C [--replace] [FILE]
-  cli                  the command-line client: login, whoami, get, search, create, update, delete, can, logout`;
+  cli                  the command-line client: login, whoami, get, search, create, update, delete, can, contexts, logout`;
 
 /**
  * Stops cleanly on SIGTERM/SIGINT (the processes in front of the core first: the demo's portal, then
