@@ -10,8 +10,8 @@ import { startTestServer, type TestServer } from '../helpers/core-server';
 import { call, sessionCookies, type Who } from './helpers';
 
 const contexts = [
-  { id: 'employees', registration: { enabled: false, attributes: [] } },
-  { id: 'customers', registration: { enabled: true, attributes: ['uniqueId', 'mail'] } },
+  { id: 'employees', registration: { enabled: false, attributes: [] }, adminRoles: ['admin'] },
+  { id: 'customers', registration: { enabled: true, attributes: ['uniqueId', 'mail'] }, adminRoles: ['admin'] },
 ];
 const pdp = PolicyDecisionPoint.fromConfig({
   policies: defaultPolicies(contexts),
@@ -95,6 +95,28 @@ describe('default policies against the PDP', () => {
     });
     expect(open.decide({ session: BOB, roles: [], operation: 'READ', target: 'config' }).decision).toBe('DENY');
     expect(open.decide({ session: BOB, roles: [], operation: 'READ', target: 'contexts/x' }).decision).toBe('ALLOW');
+  });
+
+  test("each context's adminRoles make its admins, and only for principals of that context (SPEC 6)", () => {
+    const renamed = PolicyDecisionPoint.fromConfig({
+      policies: defaultPolicies([
+        { ...contexts[0], adminRoles: ['superuser', 'operator'] },
+        { ...contexts[1], adminRoles: ['admin'] },
+        { id: 'partners', registration: { enabled: false, attributes: [] }, adminRoles: [] },
+      ]),
+      reservedIds: [],
+    });
+    const decide = (s: Session, roles: string[], target: string) => renamed.decide({ session: s, roles, operation: 'DELETE', target });
+    const allowed = { decision: 'ALLOW', policy: 'admin-manages-own-context' };
+    expect(decide(ALICE, ['superuser'], 'contexts/employees/subjects/bob')).toEqual(allowed);
+    expect(decide(ALICE, ['operator'], 'contexts/employees/subjects/bob')).toEqual(allowed);
+    expect(decide(ALICE, ['admin'], 'contexts/employees/subjects/bob').decision).toBe('DENY');
+    expect(decide(CAROL, ['admin'], 'contexts/customers/subjects/dave')).toEqual(allowed);
+    // Another context's admin role makes nobody an admin of its own context.
+    expect(decide(CAROL, ['superuser'], 'contexts/customers/subjects/dave').decision).toBe('DENY');
+    // A context without admin roles has no admins, whatever the roles are called.
+    const partner = session('USER', 'partners/pat');
+    for (const roles of [['admin'], ['superuser'], ['']]) expect(decide(partner, roles, 'contexts/partners/subjects/x').decision).toBe('DENY');
   });
 
   test('a variable is substituted as a literal segment, never as a pattern', () => {

@@ -55,6 +55,9 @@ export const DEFAULT_PASSWORDS: PasswordSettings = {
   maxQueue: 64,
 };
 
+/** A context's `adminRoles` when the configuration names none (SPEC section 6). */
+export const DEFAULT_ADMIN_ROLES: readonly string[] = ['admin'];
+
 export const DEFAULT_ATTRIBUTE = {
   type: 'string',
   multivalued: false,

@@ -138,6 +138,9 @@ export function checkReferences(document: unknown): string[] {
     eachString(policy.clients, (name, j) => {
       if (clientIds.isUnknown(name)) problems.push(`policies[${i}].clients[${j}]: unknown client "${name}"`);
     });
+    eachString(policy.principalContexts, (name, j) => {
+      if (contextIds.isUnknown(name)) problems.push(`policies[${i}].principalContexts[${j}]: unknown context "${name}"`);
+    });
     eachString(policy.targets, (target, j) => {
       if (!/^[A-Za-z0-9._@+${}*-]+(\/[A-Za-z0-9._@+${}*-]+)*$/.test(target)) {
         problems.push(`policies[${i}].targets[${j}]: not a target pattern: "${target}"`);

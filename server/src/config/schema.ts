@@ -1,4 +1,4 @@
-import { DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
+import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -155,6 +155,7 @@ export const configSchema = {
               answersAttribute: { type: 'string', default: 'passwordAnswers' },
             },
           },
+          adminRoles: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, default: [...DEFAULT_ADMIN_ROLES] },
         },
       },
     },
@@ -203,6 +204,7 @@ export const configSchema = {
           effect: { enum: ['allow', 'deny'] },
           sessionTypes: { type: 'array', minItems: 1, items: sessionType },
           clients: stringList,
+          principalContexts: stringList,
           roles: stringList,
           operations: { type: 'array', minItems: 1, items: operation },
           targets: { ...stringList, minItems: 1 },

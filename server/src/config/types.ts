@@ -31,6 +31,11 @@ export interface ContextConfig {
   searchAttributes: string[];
   registration: { enabled: boolean; attributes: string[] };
   forgottenPassword: { enabled: boolean; questionsAttribute: string; answersAttribute: string };
+  /**
+   * `adminRoles` (SPEC section 6): holders of any of these `roles` values are the context's admins,
+   * for attribute mutability and the shipped default policies. Role names live only in configuration.
+   */
+  adminRoles: string[];
 }
 
 export type AuthenticatorKind = 'Anonymous' | 'UserPass' | 'Token';
@@ -61,6 +66,8 @@ export interface PolicyConfig {
   effect: 'allow' | 'deny';
   sessionTypes: SessionType[];
   clients?: string[];
+  /** The policy applies only to principals of these contexts (the shipped defaults' per-context admins). */
+  principalContexts?: string[];
   roles?: string[];
   operations: Operation[];
   targets: string[];

@@ -28,6 +28,8 @@ function context(id: string, registration: boolean, forgottenPassword: boolean):
     searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName'],
     registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [] },
     forgottenPassword: { enabled: forgottenPassword, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers' },
+    // The role of the seeded alice (demo.ts) and of the portal's Administration page (demo-portal.ts).
+    adminRoles: ['admin'],
   };
 }
 

@@ -45,7 +45,7 @@ async function evaluate(core: Core, state: RequestState, query: EvaluationQuery)
   const as = await sessionFor(core, state, query.subject);
   const result = await decide(core, state, query.operation, query.target, { as });
   const allowed = result.decision === 'ALLOW';
-  const privileged = await isPrivileged(core, state.session);
+  const privileged = await isPrivileged(core, state.session, query.target);
   return decisionAnswer(allowed, privileged ? result.policy : allowed ? 'allowed' : 'denied');
 }
 

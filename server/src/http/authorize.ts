@@ -1,6 +1,7 @@
 import { AccessDenied } from '../../../common/src/errors';
 import type { Operation } from '../config/types';
 import type { Core } from '../core';
+import { contextOfTarget, holdsAdminRole } from '../policy/admin-roles';
 import type { DecisionResult } from '../policy/policy-decision-point';
 import type { Session } from '../sessions/session';
 import type { RequestState } from './request-state';
@@ -24,9 +25,16 @@ export function rolesFor(core: Core, session: Session): Promise<readonly string[
   return roles;
 }
 
-/** SYSTEM and admins see the deciding policy's id in check answers; others only allowed/denied. */
-export async function isPrivileged(core: Core, session: Session): Promise<boolean> {
-  return session.type === 'SYSTEM' || (await rolesFor(core, session)).includes('admin');
+/**
+ * SYSTEM and holders of the target context's `adminRoles` see the deciding policy's id in check
+ * answers; others only allowed/denied (SPEC section 6). A target outside any context (`session`,
+ * `contexts`) is judged by the principal's own context.
+ */
+export async function isPrivileged(core: Core, session: Session, target: string): Promise<boolean> {
+  if (session.type === 'SYSTEM') return true;
+  if (!session.principal) return false;
+  const contextId = contextOfTarget(target) ?? session.principal.contextId;
+  return holdsAdminRole(core.config, contextId, await rolesFor(core, session));
 }
 
 export interface DecideOptions {

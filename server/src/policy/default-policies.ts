@@ -5,18 +5,45 @@ const SELF = 'contexts/${session.principal.contextId}/subjects/${session.princip
 const OWN_CONTEXT = 'contexts/${session.principal.contextId}';
 
 /**
- * The shipped policies (SPEC section 6), used when the configuration has no `policies` section.
- * Registration depends on the contexts, so ANON CREATE is allowed per context with registration on.
- * The reserved-id denial and the SYSTEM-only config area are added by the policy decision point to
- * every policy set, so a configuration cannot lift them.
+ * `admin-manages-own-context`: holders of a context's `adminRoles` do all five operations in their
+ * own context (SPEC section 6). Each context names its own admin roles, so the policy is limited to
+ * the principals of the contexts that share one list: one policy per distinct list, under the one id
+ * the check's `reason` names. A context with no admin roles has no admins.
  */
-export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'registration'>[]): PolicyConfig[] {
+function contextAdminPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'adminRoles'>[]): PolicyConfig[] {
+  const byRoles = new Map<string, { roles: string[]; contexts: string[] }>();
+  for (const context of contexts) {
+    if (context.adminRoles.length === 0) continue;
+    const key = JSON.stringify([...context.adminRoles].sort());
+    const group = byRoles.get(key) ?? { roles: [...context.adminRoles], contexts: [] };
+    group.contexts.push(context.id);
+    byRoles.set(key, group);
+  }
+  return [...byRoles.values()].map((group) => ({
+    id: 'admin-manages-own-context',
+    effect: 'allow',
+    sessionTypes: ['USER'],
+    principalContexts: group.contexts,
+    roles: group.roles,
+    operations: [...ALL],
+    targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/*`],
+  }));
+}
+
+/**
+ * The shipped policies (SPEC section 6), used when the configuration has no `policies` section.
+ * Registration and the admin roles depend on the contexts, so ANON CREATE is allowed per context
+ * with registration on, and each context's admins are its `adminRoles`' holders. The reserved-id
+ * denial, the SYSTEM-only config area and the own-password rule are added by the policy decision
+ * point to every policy set, so a configuration cannot lift them.
+ */
+export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'registration' | 'adminRoles'>[]): PolicyConfig[] {
   return [
     { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
     { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`] },
-    { id: 'admin-manages-own-context', effect: 'allow', sessionTypes: ['USER'], roles: ['admin'], operations: [...ALL], targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/*`] },
+    ...contextAdminPolicies(contexts),
     { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...ALL], targets: ['*'] },
     ...contexts
       .filter((context) => context.registration.enabled)

@@ -24,6 +24,7 @@ interface CompiledPolicy {
   sessionTypes: ReadonlySet<string>;
   operations: ReadonlySet<string>;
   clients?: ReadonlySet<string>;
+  principalContexts?: ReadonlySet<string>;
   roles?: readonly string[];
   targets: TargetMatcher[];
 }
@@ -37,6 +38,7 @@ function compile(config: PolicyConfig, targets: TargetMatcher[] = config.targets
     sessionTypes: new Set(config.sessionTypes),
     operations: new Set(config.operations),
     clients: config.clients && new Set(config.clients),
+    principalContexts: config.principalContexts && new Set(config.principalContexts),
     roles: config.roles,
     targets,
   };
@@ -74,6 +76,7 @@ export class PolicyDecisionPoint {
     const { session } = request;
     if (!policy.sessionTypes.has(session.type) || !policy.operations.has(request.operation)) return false;
     if (policy.clients && !policy.clients.has(session.clientId)) return false;
+    if (policy.principalContexts && !(session.principal && policy.principalContexts.has(session.principal.contextId))) return false;
     if (policy.roles && !policy.roles.some((role) => request.roles.includes(role))) return false;
     return policy.targets.some((matches) => matches(segments, session));
   }

@@ -7,6 +7,7 @@ import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } 
 import type { WireValue } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import { register } from '../flows/registration';
+import { holdsAdminRole } from '../policy/admin-roles';
 import type { Session } from '../sessions/session';
 import type { Writer } from './attributes';
 import type { StoredSubject, Subject } from './subject';
@@ -44,11 +45,14 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
   return Number(match[1]);
 }
 
-/** Who writes decides which attributes may be written (SPEC section 3, mutability). */
+/**
+ * Who writes decides which attributes may be written (SPEC section 3, mutability): SYSTEM, and a
+ * principal of the context holding one of its `adminRoles` (section 6), write as its admins.
+ */
 async function writerOf(core: Core, session: Session, contextId: string, subjectId?: string): Promise<Writer> {
   if (session.type === 'SYSTEM') return 'admin';
   if (session.type === 'ANON' || session.type === 'INTERNAL' || !session.principal) return 'registrant';
-  if (session.principal.contextId === contextId && (await core.rolesOf(session)).includes('admin')) return 'admin';
+  if (session.principal.contextId === contextId && holdsAdminRole(core.config, contextId, await core.rolesOf(session))) return 'admin';
   return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
 }
 

@@ -96,7 +96,7 @@ export interface CheckAnswer {
   operation: Operation;
   resource: string;
   sessionType: string;
-  /** The deciding policy for SYSTEM and admins; `allowed`/`denied` for everyone else. */
+  /** The deciding policy for SYSTEM and the target context's admins; `allowed`/`denied` for everyone else. */
   reason: string;
   /** Whether the subject exists: only for a subject, and only to whoever may READ it. */
   exists?: boolean;
@@ -114,7 +114,7 @@ export async function decideCheck(core: Core, state: RequestState, operation: Op
     operation,
     resource: target,
     sessionType: state.session.type === 'INTERNAL' ? 'ANON' : state.session.type,
-    reason: (await isPrivileged(core, state.session)) ? result.policy : allowed ? 'allowed' : 'denied',
+    reason: (await isPrivileged(core, state.session, target)) ? result.policy : allowed ? 'allowed' : 'denied',
   };
   if (subjectId !== undefined) {
     // `exists` would leak existence to whoever may not READ the subject (the subject itself, not its
