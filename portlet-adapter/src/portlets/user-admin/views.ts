@@ -33,7 +33,7 @@ export function searchForm(response: RenderResponse, state: AdminState, flash: F
     label: 'SCIM filter',
     value: values.filter ?? state.filter,
     error: flash?.fields?.filter,
-    hint: 'For example: mail ew "@example.com" and not (roles eq "admin")',
+    hint: 'For example: mail ew "@example.com" and not (disabled eq "true")',
   })}${button('Search')}</div>`;
   return actionForm(response.createActionURL().toString(), { [OP]: 'search' }, body, 'Search subjects');
 }
