@@ -27,12 +27,30 @@ export function isSubjectId(value: unknown): value is string {
   return typeof value === 'string' && SUBJECT_ID.test(value);
 }
 
-/** `contextId/uniqueId`; a caller mistake (either half not in its syntax) is a TypeError. */
+/**
+ * `contextId/uniqueId`, the one spelling, unchecked: how audit lines, logs and keys name a principal
+ * whose halves were checked when it was made (a SYSTEM principal has no context: `/svcadmin`).
+ */
+export function principalName(name: PrincipalName): string {
+  return `${name.contextId}/${name.uniqueId}`;
+}
+
+/** `contextId/uniqueId` for another party to read; a caller mistake (either half not in its syntax) is a TypeError. */
 export function formatPrincipalName(name: PrincipalName): string {
   if (typeof name !== 'object' || name === null || !isContextId(name.contextId) || !isSubjectId(name.uniqueId)) {
     throw new TypeError('a principal is {contextId, uniqueId}: a context id and a subject id (SPEC section 3)');
   }
-  return `${name.contextId}/${name.uniqueId}`;
+  return principalName(name);
+}
+
+/**
+ * The two halves of `contextId/uniqueId` at its one `/`, neither checked (undefined without exactly
+ * one `/`): for a reader that checks the halves its own way.
+ */
+export function splitPrincipalName(text: string): PrincipalName | undefined {
+  const slash = text.indexOf('/');
+  if (slash < 0 || text.indexOf('/', slash + 1) >= 0) return undefined;
+  return { contextId: text.slice(0, slash), uniqueId: text.slice(slash + 1) };
 }
 
 /**
@@ -41,9 +59,21 @@ export function formatPrincipalName(name: PrincipalName): string {
  */
 export function parsePrincipalName(text: unknown): PrincipalName | undefined {
   if (typeof text !== 'string') return undefined;
-  const slash = text.indexOf('/');
-  if (slash < 0) return undefined;
-  const contextId = text.slice(0, slash);
-  const uniqueId = text.slice(slash + 1);
+  const name = splitPrincipalName(text);
+  return name && isContextId(name.contextId) && isSubjectId(name.uniqueId) ? name : undefined;
+}
+
+/**
+ * A principal received as `{contextId, uniqueId}` (a session structure from another process),
+ * checked as strictly as parsePrincipalName checks the text: the two members alone, or undefined.
+ */
+export function principalNameOf(value: unknown): PrincipalName | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { contextId, uniqueId } = value as Record<string, unknown>;
   return isContextId(contextId) && isSubjectId(uniqueId) ? { contextId, uniqueId } : undefined;
+}
+
+/** Whether two principals are the same one: both halves compared exactly (SPEC section 3). */
+export function samePrincipal(a: PrincipalName, b: PrincipalName | null | undefined): boolean {
+  return b !== null && b !== undefined && a.contextId === b.contextId && a.uniqueId === b.uniqueId;
 }

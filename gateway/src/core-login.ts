@@ -11,7 +11,7 @@ import { request, type Dispatcher } from 'undici';
 import { checkCredentials, loginForm, type Credentials } from '../../client/src/login';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { BadGateway, LoginFailed, SvcError } from '../../common/src/errors';
-import { formatPrincipalName, parsePrincipalName, type PrincipalName } from '../../common/src/principal-name';
+import { formatPrincipalName, principalNameOf, type PrincipalName } from '../../common/src/principal-name';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { toGatewayError } from './core-errors';
 
@@ -90,7 +90,8 @@ export class SealedCoreLogin implements CoreLogin {
     if (answer.status !== 200) throw passedRefusal(answer);
     const cookie = this.#cookieOf(answer);
     const session = sessionOf(answer.body);
-    const principal = session?.principal ? parsePrincipalName(`${session.principal.contextId}/${session.principal.uniqueId}`) : undefined;
+    // A subject of a context, each half in its syntax (a SYSTEM login names no context).
+    const principal = principalNameOf(session?.principal);
     if (session === undefined || principal === undefined) {
       // Not a portal user (a SYSTEM login, say): the session is of no use to the portal.
       await this.logout(base, cookie).catch(() => undefined);

@@ -11,6 +11,7 @@ import {
 } from '../../common/src/assertion/principal-assertion';
 import { unixSeconds } from '../../common/src/clientcred/format';
 import type { NonceStore } from '../../common/src/nonce-store';
+import { principalName } from '../../common/src/principal-name';
 import type { PortalConfig } from './config';
 import { audit, type GatewayMetrics, type Logger } from './observability';
 
@@ -28,7 +29,7 @@ export interface TrustOptions {
  * request's path, so built without checking again what the assertion's parse checked.
  */
 export function principalKey(principal: VerifiedPrincipal): string {
-  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principal.user.contextId}/${principal.user.uniqueId}`;
+  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principalName(principal.user)}`;
 }
 
 /**

@@ -23,6 +23,7 @@ import type { Session } from './sessions/session';
 import type { SessionStore } from './sessions/session-store';
 import type { ChangeFeed } from './sessions/change-feed';
 import type { NonceStore } from '../../common/src/nonce-store';
+import { principalName } from '../../common/src/principal-name';
 import type { SubjectStore } from './subjects/store';
 import { createSubjectStore } from './subjects/stores';
 import { fold, valuesOf } from './subjects/subject';
@@ -219,12 +220,12 @@ export class Core {
    */
   async endSubjectSessions(contextId: string, uniqueId: string, reason: string, exceptCookieValue?: string): Promise<void> {
     const ended = await this.sessions.endForPrincipal(contextId, uniqueId, exceptCookieValue);
-    if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: `${contextId}/${uniqueId}`, sessions: ended });
+    if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: principalName({ contextId, uniqueId }), sessions: ended });
   }
 
   private forgetRoles(contextId: string, uniqueId: string): void {
     this.rolesGeneration++;
-    this.roles.delete(`${contextId}/${uniqueId}`);
+    this.roles.delete(principalName({ contextId, uniqueId }));
   }
 
   /**
@@ -235,7 +236,7 @@ export class Core {
    */
   async rolesOf(session: Session): Promise<readonly string[]> {
     if (!session.principal) return [];
-    const key = `${session.principal.contextId}/${session.principal.uniqueId}`;
+    const key = principalName(session.principal);
     const cached = this.roles.get(key);
     if (cached && this.now() - cached.at < ROLES_TTL_MS) return cached.roles;
     const entry = this.contexts.get(session.principal.contextId);

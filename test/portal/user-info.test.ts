@@ -99,7 +99,7 @@ describe('the portal session store\'s index of sessions by principal', () => {
     for (const { session } of [first, second, carol]) session.userAttributes = Object.freeze({ givenName: 'x' });
     expect(store.indexedPrincipals).toBe(2);
 
-    store.dropUserAttributes('employees/bob');
+    store.dropUserAttributes(bob);
     expect(first.session.userAttributes).toBeUndefined();
     expect(second.session.userAttributes).toBeUndefined();
     expect(carol.session.userAttributes).toEqual({ givenName: 'x' });

@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { ServiceUnavailable } from '../../../common/src/errors';
-import type { PrincipalName } from '../../../common/src/principal-name';
+import { principalName, type PrincipalName } from '../../../common/src/principal-name';
 import { MemoryApplicationSession } from '../container/application-session';
 
 export const PORTAL_SESSION_COOKIE = 'SVCPORTALSESSION';
@@ -79,7 +79,7 @@ export class PortalSessionStore {
     const session: PortalSession = {
       handle: digest.subarray(0, 16).toString('base64url'),
       principal,
-      name: `${principal.contextId}/${principal.uniqueId}`,
+      name: principalName(principal),
       roles: Object.freeze([...roles]),
       created: now,
       lastSeen: now,
@@ -117,11 +117,11 @@ export class PortalSessionStore {
   }
 
   /**
-   * Drops the cached USER_INFO of every live session of `contextId/uniqueId`: that subject was
-   * written (through any session), so each of its sessions reads it again at its next render.
+   * Drops the cached USER_INFO of every live session of the principal: that subject was written
+   * (through any session), so each of its sessions reads it again at its next render.
    */
-  dropUserAttributes(name: string): void {
-    for (const session of this.#byPrincipal.get(name) ?? []) {
+  dropUserAttributes(principal: PrincipalName): void {
+    for (const session of this.#byPrincipal.get(principalName(principal)) ?? []) {
       session.userAttributes = undefined;
       session.userAttributesDrops++;
     }

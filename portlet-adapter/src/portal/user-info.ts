@@ -5,6 +5,7 @@
  * pass-through) reports its writes, and a write to `contexts/{c}/subjects/{u}` (or below it) drops
  * the cached attributes of every portal session of `{c}/{u}`, whoever wrote.
  */
+import type { PrincipalName } from '../../../common/src/principal-name';
 import type { PortalRequest, UserInfoService } from '../container/services';
 import { apiPath } from '../gateway-client';
 import { DriverRequest } from './driver-request';
@@ -51,12 +52,16 @@ export function ownSubjectPath(session: PortalSession): string {
   return apiPath('contexts', session.principal.contextId, 'subjects', session.principal.uniqueId);
 }
 
-/** `contextId/uniqueId` of the subject a path under `{gw}/api` writes (`/contexts/{c}/subjects/{u}[/…]`), or undefined. */
-export function writtenSubject(path: string): string | undefined {
+/**
+ * The subject a path under `{gw}/api` writes (`/contexts/{c}/subjects/{u}[/…]`), or undefined. A path
+ * is what both writers hand over: the portlets' gateway client and the REST pass-through, whose
+ * paths come from browsers.
+ */
+export function writtenSubject(path: string): PrincipalName | undefined {
   const segments = path.split(/[?#]/, 1)[0].split('/');
   if (segments[0] !== '' || segments[1] !== 'contexts' || segments[3] !== 'subjects' || !segments[2] || !segments[4]) return undefined;
   try {
-    return `${decodeURIComponent(segments[2])}/${decodeURIComponent(segments[4])}`;
+    return { contextId: decodeURIComponent(segments[2]), uniqueId: decodeURIComponent(segments[4]) };
   } catch {
     return undefined;
   }
@@ -65,7 +70,7 @@ export function writtenSubject(path: string): string | undefined {
 /** The write hook of every portal session's gateway client: a write to a subject drops that subject's cached attributes in all its sessions. */
 export function dropUserInfoOnWrite(sessions: PortalSessionStore): (path: string) => void {
   return (path) => {
-    const name = writtenSubject(path);
-    if (name !== undefined) sessions.dropUserAttributes(name);
+    const subject = writtenSubject(path);
+    if (subject !== undefined) sessions.dropUserAttributes(subject);
   };
 }

@@ -1,3 +1,4 @@
+import { principalName } from '../../../common/src/principal-name';
 import type { AuthenticatorConfig } from '../config/types';
 import { PhcFormatError } from '../passwords/phc';
 import type { Principal } from '../sessions/session';
@@ -80,7 +81,7 @@ export class UserPassServiceAuthenticator implements Authenticator {
       const hash = await this.deps.hasher.hash(password);
       await this.deps.subjects.setPasswordHash(principal.contextId, principal.uniqueId, hash);
     } catch {
-      this.deps.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'hash_upgrade', principal: `${principal.contextId}/${principal.uniqueId}` });
+      this.deps.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'hash_upgrade', principal: principalName(principal) });
     }
   }
 }

@@ -1,4 +1,5 @@
 import { AccessDenied, InvalidRequest, NotFound, WeakPassword } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import { findLoginSubject } from '../authenticators/subject-lookup';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
@@ -95,9 +96,10 @@ export class ForgottenPassword {
       const { subject } = found;
       const questions = valuesOf(subject.attributes[config.forgottenPassword.questionsAttribute]);
       const answers = valuesOf(subject.attributes[config.forgottenPassword.answersAttribute]);
-      if (questions.length && questions.length === answers.length) return { key: `${contextId}/${subject.uniqueId}`, usable: { subject, questions, answers } };
+      if (questions.length && questions.length === answers.length) return { key: principalName({ contextId, uniqueId: subject.uniqueId }), usable: { subject, questions, answers } };
     }
-    return { key: `${contextId}/${fold(name)}` };
+    // A name that designates no usable subject is counted where a subject of that (folded) id would be.
+    return { key: principalName({ contextId, uniqueId: fold(name) }) };
   }
 
   private assertAnonymous(flow: FlowSession): void {

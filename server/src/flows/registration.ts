@@ -1,3 +1,4 @@
+import { principalName } from '../../../common/src/principal-name';
 import type { Core } from '../core';
 import { takeSlot } from './attempt-limiter';
 import type { Session } from '../sessions/session';
@@ -25,6 +26,6 @@ export interface RegistrationInput {
 export async function register(core: Core, input: RegistrationInput): Promise<StoredSubject> {
   await takeSlot(core.registrations, input.peer, 'too many registrations from this address; try again later');
   const created = await core.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${input.contextId}/${created.uniqueId}`, session: input.session.handle, peer: input.peer });
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId: input.contextId, uniqueId: created.uniqueId }), session: input.session.handle, peer: input.peer });
   return created;
 }

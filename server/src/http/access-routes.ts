@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { MalformedBody, MethodNotAllowed, NotFound, SvcError } from '../../../common/src/errors';
+import { principalName, samePrincipal } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import {
@@ -20,21 +21,19 @@ import { sendDocument } from './respond';
 /** An evaluation is small; a full batch of 500 with long ids fits, and nothing bigger is read. */
 const ACCESS_BODY_LIMIT = 256 * 1024;
 
-const same = (a: Principal, b: Principal | null) => b !== null && a.contextId === b.contextId && a.uniqueId === b.uniqueId;
-
 /**
  * The session an evaluation is decided for. Another principal than the caller's may be named only
  * by a SYSTEM session (SPEC section 6); it is then decided as that user's USER session through the
  * caller's client, with the roles the store holds for it now.
  */
 async function sessionFor(core: Core, state: RequestState, subject: Principal | undefined): Promise<Session | undefined> {
-  if (!subject || same(subject, state.session.principal)) return undefined;
+  if (!subject || samePrincipal(subject, state.session.principal)) return undefined;
   if (state.session.type !== 'SYSTEM') {
     core.audit.record({ event: 'access_denied', outcome: 'failure', reason: 'foreign_subject', session: state.session.handle, client: state.session.clientId, peer: state.peer });
     throw denial(core, state);
   }
   const stored = await core.subjects.context(subject.contextId).store.get(subject.contextId, subject.uniqueId);
-  if (!stored) throw new NotFound(`subject ${subject.contextId}/${subject.uniqueId} not found`);
+  if (!stored) throw new NotFound(`subject ${principalName(subject)} not found`);
   const now = core.now();
   return { handle: state.session.handle, type: 'USER', clientId: state.session.clientId, principal: subject, level: 2, authenticator: 'authzen', created: now, lastAccess: now, stateless: true };
 }

@@ -1,4 +1,5 @@
 import { AccessDenied } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import type { Operation } from '../config/types';
 import type { Core } from '../core';
 import { contextOfTarget, holdsAdminRole } from '../policy/admin-roles';
@@ -59,7 +60,7 @@ export async function decide(core: Core, state: RequestState, operation: Operati
   if (options.quiet) return result;
   core.metrics.decisions.inc({ decision: result.decision, operation });
   if (result.decision === 'DENY') {
-    const principalOf = (s: Session) => (s.principal ? `${s.principal.contextId}/${s.principal.uniqueId}` : undefined);
+    const principalOf = (s: Session) => (s.principal ? principalName(s.principal) : undefined);
     core.audit.record({
       event: 'access_denied',
       outcome: 'failure',

@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { InvalidRequest, MethodNotAllowed, NotFound, SvcError } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import { wantsPage } from './authentication-filter';
@@ -63,7 +64,7 @@ async function endSession(core: Core, req: Request, res: Response): Promise<void
   const ended = await core.sessions.endByHandle(handle);
   const self = req.svc.session;
   if (ended) {
-    core.audit.record({ event: 'session_end', outcome: 'success', reason: 'config', ended: handle, session: self.handle, client: self.clientId, principal: self.principal ? `${self.principal.contextId}/${self.principal.uniqueId}` : undefined, peer: req.svc.peer });
+    core.audit.record({ event: 'session_end', outcome: 'success', reason: 'config', ended: handle, session: self.handle, client: self.clientId, principal: self.principal ? principalName(self.principal) : undefined, peer: req.svc.peer });
   }
   if (wantsPage(req)) return res.redirect(303, `${core.config.server.contextRoot}/config?ended=${ended ? 1 : 0}`);
   if (!ended) throw new NotFound('no live session has this handle');

@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { principalName } from '../../../common/src/principal-name';
 import type { Core } from '../core';
 import { decide } from './authorize';
 import { answerAsPage } from './error-handler';
@@ -24,7 +25,8 @@ async function getHome(core: Core, req: Request, res: Response): Promise<void> {
   answerAsPage(req);
   const root = core.config.server.contextRoot;
   const session = req.svc.session;
-  const principal = session.principal ? (session.principal.contextId ? `${session.principal.contextId}/${session.principal.uniqueId}` : session.principal.uniqueId) : undefined;
+  // A principal without a context (SYSTEM's) is shown by its id alone.
+  const principal = session.principal ? (session.principal.contextId ? principalName(session.principal) : session.principal.uniqueId) : undefined;
   const page = homePage({
     principal,
     sessionType: session.type === 'INTERNAL' ? 'ANON' : session.type,

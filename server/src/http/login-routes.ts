@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from 'express';
 import { InvalidClient, InvalidRequest, LoginFailed, MalformedBody } from '../../../common/src/errors';
 import { MAX_SEALED_LENGTH } from '../../../common/src/clientcred/format';
+import { principalName } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import { changeOwnPassword, liftLockout } from '../login/account';
@@ -91,7 +92,7 @@ async function postLogout(core: Core, req: Request, res: Response): Promise<void
   const old = req.svc.session;
   const cookie = req.svc.cookieValue;
   const ended = cookie !== undefined && (await core.sessions.end(cookie));
-  core.audit.record({ event: 'logout', outcome: 'success', reason: ended ? 'ended' : 'stateless', session: old.handle, client: old.clientId, principal: old.principal ? `${old.principal.contextId}/${old.principal.uniqueId}` : undefined, peer: req.svc.peer });
+  core.audit.record({ event: 'logout', outcome: 'success', reason: ended ? 'ended' : 'stateless', session: old.handle, client: old.clientId, principal: old.principal ? principalName(old.principal) : undefined, peer: req.svc.peer });
   // The seed's 3.2: an anonymous session follows when the global default client has one.
   const g = core.config.global;
   const anonymous = core.client(g['server.defaultclient'])?.authenticators.map((id) => core.authenticator(id)).find((a) => a?.kind === 'Anonymous');

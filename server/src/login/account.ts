@@ -1,4 +1,5 @@
 import { Forbidden, InvalidRequest, TooManyRequests } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import type { Core } from '../core';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
@@ -29,7 +30,7 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   const subject = await core.subjects.read(contextId, uniqueId);
   const attribute = core.subjects.context(contextId).config.definition.password;
   if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-  const key = `${contextId}/${uniqueId}`;
+  const key = principalName({ contextId, uniqueId });
   const hash = valuesOf(subject.attributes[attribute])[0];
   // The guess takes its place in the lockout counters before it is verified, as a login's does.
   const reservation = await core.lockout.reserve([key], change.peer);
@@ -69,6 +70,7 @@ async function verifyOld(core: Core, contextId: string, uniqueId: string, hash: 
 /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
 export async function liftLockout(core: Core, contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
   await core.subjects.read(contextId, uniqueId);
-  await core.lockout.lift(`${contextId}/${uniqueId}`);
-  core.audit.record({ event: 'lockout', outcome: 'success', reason: 'lifted', subject: `${contextId}/${uniqueId}`, session: by.handle, peer });
+  const subject = principalName({ contextId, uniqueId });
+  await core.lockout.lift(subject);
+  core.audit.record({ event: 'lockout', outcome: 'success', reason: 'lifted', subject, session: by.handle, peer });
 }

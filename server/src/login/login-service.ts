@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { InvalidClient, LoginFailed, TooManyRequests } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
 import type { ClientConfig } from '../config/types';
@@ -37,7 +38,6 @@ interface Verified {
   audit: Record<string, string>;
 }
 
-const principalKey = (p: Principal) => `${p.contextId}/${p.uniqueId}`;
 /** Audit lines name resolved subjects only: an unresolved "name" may be a password typed in the wrong field. */
 const shown = (key: string | undefined) => (key === undefined ? undefined : key.startsWith('name:') ? '(unknown)' : key);
 
@@ -98,7 +98,7 @@ export class LoginService {
   private succeed(verified: Verified, handle: string, transient = false): void {
     const { session, audit } = verified;
     this.core.metrics.logins.inc({ outcome: 'success', reason: session.authenticator });
-    const principal = session.principal ? principalKey(session.principal) : undefined;
+    const principal = session.principal ? principalName(session.principal) : undefined;
     this.core.audit.record({ event: 'login', outcome: 'success', reason: session.authenticator, ...audit, session: handle, principal, level: session.level, ...(transient ? { transient: true } : {}) });
   }
 
@@ -135,7 +135,7 @@ export class LoginService {
       }
       const result = await a.authenticate(request);
       if (!result) continue;
-      const key = result.principal ? principalKey(result.principal) : undefined;
+      const key = result.principal ? principalName(result.principal) : undefined;
       await this.lockout.release(reservation, key !== undefined && subjects.includes(key) ? key : undefined);
       const session: CreateSessionInput = {
         type: a.sessionType,
@@ -234,7 +234,7 @@ export class LoginService {
     const keys = new Set<string>();
     for (const a of authenticators) {
       const principal = await names.resolve(a);
-      if (principal) keys.add(principalKey(principal));
+      if (principal) keys.add(principalName(principal));
     }
     // Hashed: a name may be up to 16 KiB, and the lockout table must stay small per key.
     return keys.size > 0 ? [...keys] : [`name:${createHash('sha256').update(fold(user), 'utf8').digest('base64url')}`];

@@ -1,4 +1,5 @@
 import { InvalidOperation, InvalidRequest, SvcError } from '../../../common/src/errors';
+import { splitPrincipalName } from '../../../common/src/principal-name';
 import { OPERATIONS, type Operation } from '../config/types';
 import type { Principal } from '../sessions/session';
 import { assertSubjectId } from '../subjects/subject-id';
@@ -58,9 +59,9 @@ function text(value: unknown, path: string): string {
 
 /** `CONTEXT/SUBJECT` → its two parts, the subject id checked as a path's would be (SPEC section 3). */
 function contextAndSubject(id: string, path: string): { contextId: string; subjectId: string } {
-  const parts = id.split('/');
-  if (parts.length !== 2 || !parts[0]) throw new InvalidRequest(`${path} must be CONTEXT/SUBJECT`, { errors: [{ path, message: 'not CONTEXT/SUBJECT' }] });
-  return { contextId: parts[0], subjectId: assertSubjectId(parts[1], path) };
+  const name = splitPrincipalName(id);
+  if (!name || !name.contextId) throw new InvalidRequest(`${path} must be CONTEXT/SUBJECT`, { errors: [{ path, message: 'not CONTEXT/SUBJECT' }] });
+  return { contextId: name.contextId, subjectId: assertSubjectId(name.uniqueId, path) };
 }
 
 function operationOf(action: unknown): Operation {

@@ -4,6 +4,7 @@
  * a transport reads its own body and headers, calls these, and writes its own answer.
  */
 import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } from '../../../common/src/errors';
+import { principalName } from '../../../common/src/principal-name';
 import type { WireValue } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import { register } from '../flows/registration';
@@ -61,7 +62,7 @@ export async function createSubject(core: Core, actor: Actor, contextId: string,
   const { session, peer } = actor;
   if (writer === 'registrant') return register(core, { contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
   const created = await core.subjects.create(contextId, input.uniqueId, input.attributes, writer);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: `${contextId}/${created.uniqueId}`, session: session.handle, peer });
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }), session: session.handle, peer });
   return created;
 }
 
@@ -76,13 +77,13 @@ export async function updateSubject(core: Core, actor: Actor, contextId: string,
   const version = expectedVersion(ifMatch);
   const writer = await writerOf(core, actor.session, contextId, subjectId);
   const updated = await core.subjects.update(contextId, subjectId, input.attributes, writer, version);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'update', subject: `${contextId}/${subjectId}`, attributes: Object.keys(input.attributes), session: actor.session.handle, peer: actor.peer });
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes), session: actor.session.handle, peer: actor.peer });
   return updated;
 }
 
 export async function deleteSubject(core: Core, actor: Actor, contextId: string, subjectId: string): Promise<void> {
   await core.subjects.delete(contextId, subjectId);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'delete', subject: `${contextId}/${subjectId}`, session: actor.session.handle, peer: actor.peer });
+  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }), session: actor.session.handle, peer: actor.peer });
 }
 
 export interface SearchInput {

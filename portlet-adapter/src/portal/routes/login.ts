@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { Forbidden, InvalidRequest } from '../../../../common/src/errors';
-import { parsePrincipalName } from '../../../../common/src/principal-name';
+import { principalNameOf } from '../../../../common/src/principal-name';
 import { SvcClientError } from '../../../../client/src/errors';
 import { field, readBody } from '../body';
 import type { PortalDeps } from '../deps';
@@ -56,7 +56,7 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
     const { status, message } = loginRefusal(error);
     return showForm(deps, res, identity, status, { goto, user, message });
   }
-  const principal = answer.session.principal && parsePrincipalName(`${answer.session.principal.contextId}/${answer.session.principal.uniqueId}`);
+  const principal = principalNameOf(answer.session.principal);
   if (!principal) throw new InvalidRequest('svc answered a login without a principal');
   // Fixation: the session the browser came with (if any) ends; the new one has a new id.
   if (identity.kind === 'user') deps.sessions.end(identity.cookie);

@@ -3,24 +3,18 @@
  * attributes, write-only ones never) with "Edit profile" and "Change password" when the check
  * allows them; EDIT chooses which attributes to show (a preference); HELP says what it does.
  */
+import { principalName } from '../../../../common/src/principal-name';
 import { PortletMode, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
 import { displayValue, labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
 import { actionForm, button, checkboxes, details, field, html, link, message, type Html } from '../shared/markup';
-import { svcOf, type Svc } from '../shared/svc';
+import { svcOf, svcUserOf, type Svc } from '../shared/svc';
 import { FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
 type View = 'profile' | 'edit' | 'password';
 
 const PASSWORD_LABELS = { oldPassword: 'Current password', newPassword: 'New password', newPasswordRepeat: 'Repeat the new password' };
-
-/** `contextId/uniqueId` of the portal user, or null for a visitor. */
-function me(request: PortletRequest): { contextId: string; uniqueId: string } | null {
-  const name = request.getUserPrincipal()?.getName();
-  const slash = name ? name.indexOf('/') : -1;
-  return name && slash > 0 ? { contextId: name.slice(0, slash), uniqueId: name.slice(slash + 1) } : null;
-}
 
 function viewOf(request: PortletRequest): View {
   const view = request.getParameter('view');
@@ -68,12 +62,12 @@ export class SelfServicePortlet extends SvcPortlet {
 
   protected override async doView(request: RenderRequest, response: RenderResponse): Promise<void> {
     const flash = takeFlash(request);
-    const user = me(request);
+    const user = svcUserOf(request);
     if (!user) return this.show(response, 'see a profile', async () => html`<p class="portlet-font">${link(response.encodeURL('login'), 'Log in')} to see your profile.</p>`);
     const view = viewOf(request);
     await this.show(response, 'see this profile', async () => {
       const svc = svcOf(request);
-      const subjectId = `${user.contextId}/${user.uniqueId}`;
+      const subjectId = principalName(user);
       const [definition, read, [mayUpdate, mayChangePassword]] = await Promise.all([
         svc.context(user.contextId),
         svc.read(user.contextId, user.uniqueId),
@@ -132,7 +126,7 @@ export class SelfServicePortlet extends SvcPortlet {
   }
 
   private user(request: PortletRequest): { contextId: string; uniqueId: string; svc: Svc } {
-    const user = me(request);
+    const user = svcUserOf(request);
     if (!user) throw new FormRefusal('Log in first.');
     return { ...user, svc: svcOf(request) };
   }
@@ -159,7 +153,7 @@ export class SelfServicePortlet extends SvcPortlet {
 
   protected override async doEdit(request: RenderRequest, response: RenderResponse): Promise<void> {
     const flash = takeFlash(request);
-    const user = me(request);
+    const user = svcUserOf(request);
     await this.show(response, 'change these preferences', async () => {
       const definition = user ? await svcOf(request).context(user.contextId) : undefined;
       const readable = definition ? readableAttributes(definition) : [];

@@ -3,6 +3,7 @@
  * gateway client (gateway-client.ts), which the portal hands every request as an attribute, bound
  * to the portal user or visitor. No portlet holds a session, a secret or an address of its own.
  */
+import type { PrincipalName } from '../../../../common/src/principal-name';
 import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
 import { apiPath, GATEWAY_ATTRIBUTE, type Evaluation, type SvcGateway } from '../../gateway-client';
@@ -88,6 +89,16 @@ export class Svc {
   evaluate(questions: readonly AccessQuestion[]): Promise<boolean[]> {
     return this.gateway.evaluations(questions);
   }
+}
+
+/**
+ * The svc subject this request acts for: the principal the portal bound its gateway client to,
+ * structured (never parsed back out of the portal principal's name); null for a visitor, or when the
+ * portal provides no client.
+ */
+export function svcUserOf(request: PortletRequest): PrincipalName | null {
+  const gateway = request.getAttribute(GATEWAY_ATTRIBUTE) as SvcGateway | null;
+  return gateway?.principal?.user ?? null;
 }
 
 /** The svc operations for this request, through the gateway client the portal provides. */

@@ -4,13 +4,14 @@
  * lockout. Every button of a render comes from ONE batch of AuthZEN evaluations. A form sent twice
  * meets the core's refusal (409 for a create, 412 for an edit, 404 for a delete) and says so.
  */
+import { principalName } from '../../../../common/src/principal-name';
 import { PortletMode, ValidatorException, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
 import { labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { describeFailure, type Failure } from '../shared/failure';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
 import { actionForm, button, checkboxes, field, html, link, message, type Html } from '../shared/markup';
-import { svcOf, type AccessQuestion, type Svc } from '../shared/svc';
+import { svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
 import { FormRefusal, OP, param, SvcPortlet, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { parametersOf, stateOf, urlTo, type AdminState } from './state';
@@ -18,7 +19,7 @@ import { createForm, deleteConfirmation, editForm, liveResults, REPEAT, resultTa
 
 /** The four questions of one subject's buttons, in the order RowRights reads them. */
 function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
-  const id = `${contextId}/${uniqueId}`;
+  const id = principalName({ contextId, uniqueId });
   return [
     { action: 'READ', resource: { type: 'subject', id } },
     { action: 'UPDATE', resource: { type: 'subject', id } },
@@ -79,8 +80,7 @@ export class UserAdminPortlet extends SvcPortlet {
   private contextId(request: PortletRequest): string {
     const chosen = settingsOf(request.getPreferences()).context;
     if (chosen) return chosen;
-    const name = request.getUserPrincipal()?.getName() ?? '';
-    return name.includes('/') ? name.slice(0, name.indexOf('/')) : (this.getInitParameter('context') ?? 'employees');
+    return svcUserOf(request)?.contextId ?? this.getInitParameter('context') ?? 'employees';
   }
 
   /** The state a form was sent from (its hidden fields), to return to. */
@@ -106,7 +106,8 @@ export class UserAdminPortlet extends SvcPortlet {
       return mayCreate ? createForm(response, state, definition, flash) : message('error', `You are not allowed to create subjects in ${contextId}.`);
     }
     if (state.view === 'delete') {
-      const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: `${contextId}/${state.subject}` } }]);
+      // state.subject is a request parameter, unchecked: a malformed one is the core's to refuse (a per-item 400: not allowed).
+      const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: principalName({ contextId, uniqueId: state.subject }) } }]);
       return mayDelete ? deleteConfirmation(response, state, state.subject) : message('error', `You are not allowed to delete ${state.subject}.`);
     }
     if (state.view === 'show' || state.view === 'edit') return this.oneSubject(response, svc, contextId, state, flash);

@@ -1,3 +1,4 @@
+import { principalName } from '../../../../common/src/principal-name';
 import type { SessionSummary } from '../../sessions/session-manager';
 import type { ConfigView } from '../config-view';
 import { hidden, html, type Html } from './html';
@@ -29,7 +30,7 @@ function sessionRows(input: ConfigPageInput): Html {
     html`<code>${s.handle}</code>${s.handle === input.ownHandle ? ' (yours)' : ''}`,
     s.type,
     s.clientId || '—',
-    s.principal ? `${s.principal.contextId}/${s.principal.uniqueId}` : '—',
+    s.principal ? principalName(s.principal) : '—',
     String(s.level),
     s.authenticator,
     time(s.created),
