@@ -1,5 +1,6 @@
 import { redisSettingsProblems } from '../../../common/src/redis/trust';
 import { TrustedPeers } from '../authenticators/trusted-peers';
+import { ldapAttributeProblems } from './ldap-attributes';
 import { OWASP_SCRYPT_SETTINGS, formatScryptSetting, isOwaspScryptSetting } from '../passwords/phc';
 
 const MIN_SECRET_LENGTH = 43;
@@ -147,6 +148,7 @@ export function checkReferences(document: unknown): string[] {
       }
     });
   });
+  problems.push(...ldapAttributeProblems(config));
   problems.push(...scryptProblems(objectOr(config.passwords).scrypt));
   problems.push(...tlsProblems(objectOr(config.server).tls));
   const sessions = objectOr(config.sessions);
