@@ -19,6 +19,7 @@ import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers
 import { login } from '../helpers/login';
 import { describeWithService } from '../helpers/services';
 import { portalLogin, startCoreAndGateway, stopCoreAndGateway } from '../gateway/gateway-helpers';
+import { soapClient, VERSIONS } from '../soap/helpers';
 
 jest.setTimeout(60_000);
 
@@ -116,6 +117,61 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
     expect(answers[0].body).toMatchObject({ code: 'login_failed' });
     // svc locked locky; the directory did not (its pwdMaxFailure is 5): the account still binds.
     expect(ldapwhoami(slapd.url, dn('locky'), 'Locky-pass-123')).toBe(true);
+  });
+
+  describe('the same store as the others (issue 24 item 12)', () => {
+    it('bob logs in as bob, and not as ｂｏｂ, " bob", "bob " or ｂｏｂ@example.com (the directory’s matching folds them to bob)', async () => {
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'BOB@example.com', password: users.bob })).status).toBe(200);
+      for (const user of ['ｂｏｂ', ' bob', 'bob ', 'ｂｏｂ@example.com']) {
+        const answer = await login(core.baseUrl, { clientid: 'svc-web', user, password: users.bob });
+        expect({ user, status: answer.status, code: (answer.json as { code?: string } | undefined)?.code }).toEqual({ user, status: 401, code: 'login_failed' });
+      }
+      // The refusals above count against no one who exists: bob is not locked.
+      expect((await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: users.bob })).status).toBe(200);
+    });
+
+    it('a free-text search for %00 finds nobody, as on SQLite', async () => {
+      const admin = await session('alice', users.alice);
+      const answer = await fetch(`${subjects()}?search=%00`, { headers: { cookie: admin, accept: 'application/json' } });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ results: [], total: 0 });
+    });
+
+    it('a non-ASCII mail on one’s own update is 400 invalid_attributes naming mail, by REST and by SOAP; the subject is unchanged', async () => {
+      const bob = await session('bob', users.bob);
+      const before = await core.core.subjects.read('employees', 'bob');
+      const put = await fetch(`${subjects()}/bob`, {
+        method: 'PUT',
+        headers: { cookie: bob, 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ subject: { attributes: { mail: 'bøb@example.com' } } }),
+      });
+      expect(put.status).toBe(400);
+      expect(await put.json()).toMatchObject({ code: 'invalid_attributes', errors: [{ path: 'subject.attributes.mail', message: "the directory's mail holds only ASCII characters (IA5 String)" }] });
+      for (const version of VERSIONS) {
+        const client = await soapClient(core.baseUrl, version, { cookie: bob });
+        const outcome = await client.call('update', { contextId: 'employees', subjectId: 'bob', subject: { attributes: { mail: 'bøb@example.com' } } });
+        expect(outcome.fault).toMatchObject({ code: 'invalid_attributes', status: 400 });
+      }
+      expect(await core.core.subjects.read('employees', 'bob')).toEqual(before);
+    });
+  });
+
+  it('a reload whose file maps an attribute to userPassword is refused, naming the path; the running configuration stays', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-ldap-reload-'));
+    try {
+      const doc = await testConfigDocument(dir, new PasswordHasher({ ...TEST_HASH, precomputeDummy: false }));
+      for (const context of doc.contexts as Array<Record<string, unknown>>) context.store = 'ldap';
+      doc.stores = { ldap: slapd.settings({ attributeMap: { ...slapd.settings().attributeMap, givenName: 'userPassword' } }) };
+      writeFileSync(join(dir, 'svc.json'), JSON.stringify(doc));
+      const running = core.core.config;
+      expect(core.reload(join(dir, 'svc.json'))).toEqual({
+        ok: false,
+        problems: ['stores.ldap.attributeMap.givenName: "userPassword" is a password attribute of the directory: svc never reads or writes it; svc may not map a subject attribute to it'],
+      });
+      expect(core.core.config).toBe(running);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('two concurrent If-Match updates: one 200, one 412', async () => {

@@ -4,10 +4,31 @@
  * same filters against a real directory; this pins the text.
  */
 import { parseFilter } from '../../server/src/subjects/filter/parse';
-import { escapeDnValue, escapeFilterValue, filterToLdap, ldapAttributeOf } from '../../server/src/subjects/filter/to-ldap';
+import { candidateFilter, escapeDnValue, escapeFilterValue, filterToLdap, ldapAttributeOf } from '../../server/src/subjects/filter/to-ldap';
 
 const attribute = ldapAttributeOf('uid', { familyName: 'sn', roles: 'svcRole' });
 const compile = (text: string) => filterToLdap(parseFilter(text, () => true), attribute);
+
+describe('candidateFilter: what the directory is asked, at least what svc selects under its wider matching', () => {
+  const candidates = (text: string) => {
+    const widened = candidateFilter(parseFilter(text, () => true));
+    return widened && filterToLdap(widened, attribute);
+  };
+  it.each([
+    ['mail eq "a"', '(mail=a)'],
+    ['mail ne "a"', undefined],
+    ['not (mail eq "a")', undefined],
+    ['not (mail ne "a")', '(mail=a)'],
+    ['not (roles pr)', '(!(svcRole=*))'],
+    ['mail eq "a" and not (roles eq "x")', '(mail=a)'],
+    ['mail eq "a" or not (roles eq "x")', undefined],
+    ['not (mail ne "a" or roles pr)', '(&(mail=a)(!(svcRole=*)))'],
+    ['not (mail eq "a" and roles eq "x")', undefined],
+    ['not (not (mail sw "a"))', '(mail=a*)'],
+  ])('%s → %s', (scim, ldap) => {
+    expect(candidates(scim)).toBe(ldap);
+  });
+});
 
 describe('filterToLdap', () => {
   it.each([

@@ -6,12 +6,16 @@
  * (or fails under SVC_TEST_REQUIRE_ALL=1).
  */
 import { Client } from 'ldapts';
-import { ServiceUnavailable } from '../../common/src/errors';
+import { Readable } from 'node:stream';
+import { InvalidAttributes, ServiceUnavailable } from '../../common/src/errors';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { LdapSubjectStore, ldapShapes } from '../../server/src/subjects/ldap-store';
+import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import type { SubjectStore } from '../../server/src/subjects/store';
-import { TEST_CREDENTIALS } from '../helpers/core-server';
+import { SubjectService } from '../../server/src/subjects/subject-service';
+import { ImportRefused, importLines } from '../../server/src/subjects/transfer';
+import { TEST_CREDENTIALS, TEST_HASH } from '../helpers/core-server';
 import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
 import { describeWithService } from '../helpers/services';
 import { subjectStoreContract } from './store-contract';
@@ -53,6 +57,7 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
         return twin;
       },
       passwordsElsewhere: true,
+      asciiMail: true,
     });
   });
 
@@ -99,6 +104,35 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
         await expect(store.passwords.set('employees', 'dave', 'Dave-changed-pass-3')).rejects.toMatchObject({ status: 404 });
       } finally {
         await admin.unbind();
+      }
+    });
+
+    it('svc import whose third line has a mail the directory cannot hold: refused, naming line 3, nothing written', async () => {
+      const store = await storeOn();
+      const service = new SubjectService(new Map(CONTEXTS.map((id) => [id, { config: config.contexts.find((c) => c.id === id)!, store }])), new PasswordHasher({ ...TEST_HASH, precomputeDummy: false }), () => new Set());
+      const line = (id: string, mail: string) => JSON.stringify({ uniqueId: id, attributes: { mail, roles: ['user'] } });
+      const lines = [line('ann', 'ann@x.org'), line('ben', 'ben@x.org'), line('cat', 'cät@x.org'), line('dan', 'dan@x.org')];
+      const refused = await importLines(service, 'employees', Readable.from(lines), { replace: false }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(ImportRefused);
+      expect((refused as ImportRefused).problems).toEqual([
+        "line 3: subject cat: the directory cannot hold these values; subject.attributes.mail: the directory's mail holds only ASCII characters (IA5 String)",
+      ]);
+      await expect(store.count('employees')).resolves.toBe(0);
+    });
+
+    it('two values for an attribute the directory holds one of (roles mapped to displayName, SINGLE-VALUE) are 400, nothing written', async () => {
+      const store = await storeOn({ attributeMap: { ...slapd.settings().attributeMap, roles: 'displayName' } });
+      const refused = await store.create('employees', { uniqueId: 'two', attributes: { roles: ['a', 'b'] }, keys: ['login:two'], indexed: [] }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InvalidAttributes);
+      expect((refused as InvalidAttributes).errors).toEqual([{ path: 'subject.attributes.roles', message: "the directory's displayName holds one value" }]);
+      await expect(store.exists('employees', 'two')).resolves.toBe(false);
+      await expect(store.create('employees', { uniqueId: 'one', attributes: { roles: ['a'] }, keys: ['login:one'], indexed: [] })).resolves.toMatchObject({ attributes: { roles: ['a'] } });
+    });
+
+    it('an attribute the directory’s schema calls operational is refused at open, whatever the configuration let through', async () => {
+      for (const attribute of ['entryUUID', 'namingContexts']) {
+        const store = await storeOn({ attributeMap: { ...slapd.settings().attributeMap, familyName: attribute } });
+        await expect(store.open()).rejects.toThrow(`stores.ldap: "${attribute}" is an operational attribute of the directory (its schema says so); svc may not map a subject attribute to it`);
       }
     });
 

@@ -1,10 +1,10 @@
 /**
- * The behaviour every SubjectStore must have (SPEC sections 3 and 12), run against each variant:
- * memory-store.test.ts, sqlite-store.test.ts, postgres-store.test.ts. Writes are made as the subject
+ * The behaviour every SubjectStore must have (SPEC sections 3, 12 and 13), run against each variant:
+ * memory-store.test.ts, sqlite-store.test.ts, postgres-store.test.ts, ldap-store.test.ts. Writes are made as the subject
  * service makes them (its uniqueness keys and search values), through the service where its rules
  * matter (If-Match, merging, hashing).
  */
-import { Conflict, NotFound, PreconditionFailed } from '../../common/src/errors';
+import { Conflict, InvalidAttributes, NotFound, PreconditionFailed } from '../../common/src/errors';
 import { buildConfig } from '../../server/src/config/load';
 import type { ContextConfig } from '../../server/src/config/types';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
@@ -24,6 +24,8 @@ export interface SubjectStoreHarness {
    * the hash checks do not apply and an imported password is not kept.
    */
   passwordsElsewhere?: boolean;
+  /** Its `mail` holds ASCII alone (a directory's IA5 String `mail`): a non-ASCII address is refused, never stored. */
+  asciiMail?: boolean;
 }
 
 const E = 'employees';
@@ -374,6 +376,87 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       expect(ids(await store.list(E, 'k5', 3))).toEqual(['k6']);
       expect(await store.list(E, 'k6', 3)).toEqual([]);
       expect(await store.list(E, undefined, 3)).toEqual(await Promise.all(['k0', 'k1', 'k2'].map(async (id) => (await store.get(E, id))!)));
+    });
+  });
+
+  describe('matching as svc folds (NFC, lower case) and nothing more: a directory folds more, every store answers alike', () => {
+    beforeEach(async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com', givenName: 'Bob' }, 'admin');
+      // Full-width letters: "ｂｅｎ" is ben to a directory's matching rules (NFKC), not to svc.
+      await service.create(E, 'fw', { mail: 'fw@example.com', givenName: 'ｂｅｎ' }, 'admin');
+    });
+
+    it('a login name is found only in its own folded form: never full-width, never with spaces around it', async () => {
+      expect((await service.findByLoginName(E, 'BOB'))!.uniqueId).toBe('bob');
+      expect((await service.findByLoginName(E, 'Bob@Example.COM'))!.uniqueId).toBe('bob');
+      for (const name of ['ｂｏｂ', 'ＢＯＢ', ' bob', 'bob ', ' bob ', 'b ob', 'ｂｏｂ@example.com', 'bob@example.com ', 'bob@ｅxample.com', 'bob\u0000', 'ｂｅｎ', 'ben']) {
+        await expect(service.findLogin(E, name)).resolves.toBeUndefined();
+      }
+    });
+
+    it('free text: a control character finds nobody; a full-width prefix finds only full-width values, an ASCII one only ASCII ones', async () => {
+      const search = async (text: string, more: { offset?: number; quantity?: number } = {}) => service.search(E, { search: text, offset: more.offset ?? 0, quantity: more.quantity ?? 100 });
+      for (const text of ['\u0000', 'b\u0000', '\u0001', '\u001f', '\u007f']) expect(await search(text)).toEqual({ results: [], total: 0 });
+      expect(ids((await search('ｂ')).results)).toEqual(['fw']);
+      expect(ids((await search('b')).results)).toEqual(['bob']);
+      expect(ids((await search('ｂｏ')).results)).toEqual([]);
+      expect(ids((await search('ben')).results)).toEqual([]);
+      expect(ids((await search('b o')).results)).toEqual([]);
+      const page = await search('ｂ', { offset: 1, quantity: 10 });
+      expect(page).toEqual({ results: [], total: 1 });
+    });
+
+    it.each([
+      ['givenName eq "ｂｅｎ"', ['fw']],
+      ['givenName eq "ben"', []],
+      ['givenName sw "ｂ"', ['fw']],
+      ['givenName co "ｏ"', []],
+      ['givenName eq " bob"', []],
+      ['givenName eq "bob "', []],
+      ['givenName eq "b  ob"', []],
+      ['mail eq "ｂｏｂ@example.com"', []],
+      ['uniqueId eq "ｂｏｂ"', []],
+      ['not (givenName eq "ben")', ['bob', 'fw']],
+    ])('filter %s', async (filter, expected) => {
+      const page = await service.search(E, { filter, offset: 0, quantity: 100 });
+      expect(ids(page.results)).toEqual(expected);
+      expect(page.total).toBe(expected.length);
+    });
+  });
+
+  describe('a value the store cannot hold (a non-ASCII mail in a directory whose mail is IA5 String)', () => {
+    const refusedMail = (error: unknown) => {
+      expect(error).toBeInstanceOf(InvalidAttributes);
+      expect((error as InvalidAttributes).errors).toEqual([{ path: 'subject.attributes.mail', message: expect.stringMatching(/ASCII/) }]);
+    };
+
+    it('an own update is refused as invalid attributes naming it, nothing written; or, where it can be held, it reads back exactly', async () => {
+      await service.create(E, 'bob', { mail: 'bob@example.com', givenName: 'Bob' }, 'admin');
+      const before = await store.get(E, 'bob');
+      const outcome = await service.update(E, 'bob', { mail: 'bøb@example.com', givenName: 'Bøb' }, 'self').catch((e: unknown) => e);
+      if (harness.asciiMail) {
+        refusedMail(outcome);
+        expect(await store.get(E, 'bob')).toEqual(before);
+        refusedMail(await service.create(E, 'bo', { mail: 'bø@example.com' }, 'admin').catch((e: unknown) => e));
+        await expect(store.exists(E, 'bo')).resolves.toBe(false);
+      } else {
+        expect(outcome).toMatchObject({ version: 2, attributes: { mail: 'bøb@example.com', givenName: 'Bøb' } });
+        expect((await service.findByLoginName(E, 'BØB@example.com'))!.uniqueId).toBe('bob');
+      }
+    });
+
+    it('an import with one on its third subject is refused whole, naming that subject; or written whole', async () => {
+      const at = new Date(Date.UTC(2024, 0, 1)).toISOString();
+      const batch = [person('alice'), person('bob'), person('carol', 'cärol@example.com')].map((w) => ({ write: w, created: at, modified: at }));
+      const outcome = await store.importSubjects(E, batch, { replace: false }).catch((e: unknown) => e);
+      if (harness.asciiMail) {
+        refusedMail(outcome);
+        expect((outcome as InvalidAttributes).extensions.uniqueId).toBe('carol');
+        expect(await store.list(E, undefined, 10)).toEqual([]);
+      } else {
+        expect(outcome).toBeUndefined();
+        expect(ids(await store.list(E, undefined, 10))).toEqual(['alice', 'bob', 'carol']);
+      }
     });
   });
 

@@ -14,6 +14,8 @@ const MAX_VALUES = 100;
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+/** Whether `text` holds a control character no stored value may hold (tab, LF and CR may be held). */
+export const holdsControlCharacter = (text: string): boolean => CONTROL.test(text);
 // A lone surrogate has no UTF-8 form (SQLite would store U+FFFD: not what was acknowledged);
 // noncharacters are not XML characters, and U+10FFFF is the top of the prefix search's range.
 const NOT_TEXT = /\p{Surrogate}|\p{Noncharacter_Code_Point}/u;

@@ -1,7 +1,8 @@
 import type { Entry } from 'ldapts';
-import { NotFound } from '../../../common/src/errors';
+import { NotFound, type FieldError } from '../../../common/src/errors';
 import type { ContextConfig, LdapSettings } from '../config/types';
 import { ldapAttributeOf } from './filter/to-ldap';
+import { DirectorySchema } from './ldap-schema';
 import type { SubjectWrite } from './store';
 import { valuesOf, type Attributes, type StoredSubject } from './subject';
 
@@ -38,6 +39,8 @@ export interface Read {
   subject: StoredSubject;
   csn: string;
   dn: string;
+  /** Its svcKey values: the folded login names and unique values it claims ([] on an entry svc has not written). */
+  keys: string[];
 }
 
 /** `20240102030405Z` or `20240102030405.123456Z` (generalizedTime) → ISO 8601. */
@@ -55,6 +58,8 @@ function fromGeneralizedTime(text: string): string {
 export class LdapEntries {
   /** A definition attribute (or `uniqueId`) → its directory attribute. */
   readonly attribute: (name: string) => string;
+  /** The directory's rules for values (ldap-store.ts reads them at open; none until then). */
+  schema = new DirectorySchema([]);
 
   constructor(
     private readonly settings: LdapSettings,
@@ -95,6 +100,7 @@ export class LdapEntries {
       subject: { uniqueId, attributes, version: Number(strings('svcVersion')[0] ?? 1), created, modified },
       csn: strings('entryCSN')[0] ?? '',
       dn: entry.dn,
+      keys: strings('svcKey'),
     };
   }
 
@@ -113,6 +119,34 @@ export class LdapEntries {
     out.svcCreated = [created];
     out.svcModified = [modified];
     return out;
+  }
+
+  /**
+   * What the directory would refuse in this write (a value its attribute's syntax cannot hold: a
+   * non-ASCII mail in an IA5 String; two values in a single-valued attribute), by the path of the
+   * svc attribute, as CREATE and UPDATE name their fields.
+   */
+  refusals(context: string, write: SubjectWrite): FieldError[] {
+    const errors: FieldError[] = [];
+    for (const name of this.shape(context).attributes) {
+      const value = write.attributes[name];
+      const values = valuesOf(value).filter((v) => v !== '');
+      for (const { index, message } of this.schema.refusals(this.attribute(name), values)) {
+        const at = index === undefined || !Array.isArray(value) ? '' : `[${value.indexOf(values[index])}]`;
+        errors.push({ path: `subject.attributes.${name}${at}`, message });
+      }
+    }
+    return errors;
+  }
+
+  /** The svc attribute a directory attribute holds (for the directory's own refusals), or that name when none does. */
+  svcAttributeOf(directoryAttribute: string): string {
+    const wanted = directoryAttribute.toLowerCase();
+    for (const shape of this.contexts.values()) {
+      const name = shape.attributes.find((n) => this.attribute(n).toLowerCase() === wanted);
+      if (name !== undefined) return name;
+    }
+    return directoryAttribute;
   }
 
   /** The subject as a read gives it back (values the directory cannot hold dropped). */

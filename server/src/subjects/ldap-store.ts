@@ -1,15 +1,17 @@
 import { AndFilter, Attribute, Change, EqualityFilter, OrFilter, ResultCodeError, ServerSideSortingRequestControl, type Entry } from 'ldapts';
-import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
+import { Conflict, InvalidAttributes, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
 import type { LdapSettings, SvcConfig } from '../config/types';
-import { escapeDnValue, escapeFilterValue, filterToLdap } from './filter/to-ldap';
+import { compileFilter } from './filter/evaluate';
+import { candidateFilter, escapeDnValue, escapeFilterValue, filterToLdap } from './filter/to-ldap';
 import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
 import { LdapPasswords, passwordTargetAt } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
+import { DirectorySchema } from './ldap-schema';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { openOnce } from './open-once';
-import { importConflict, keysTaken, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
-import { valuesOf, type StoredSubject } from './subject';
+import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import { fold, valuesOf, type StoredSubject } from './subject';
 
 export { ldapShapes, type LdapContextShape } from './ldap-entries';
 
@@ -17,9 +19,12 @@ export { ldapShapes, type LdapContextShape } from './ldap-entries';
 const NO_SUCH_OBJECT = 32;
 const ALREADY_EXISTS = 68;
 const CONSTRAINT_VIOLATION = 19;
+const INVALID_ATTRIBUTE_SYNTAX = 21;
 const ASSERTION_FAILED = 122;
 /** Writes without If-Match that lost to another writer are tried again this many times. */
 const MAX_RETRIES = 5;
+/** Entries per window when a search's candidates are read whole (to be checked by svc's own matching). */
+const CANDIDATE_WINDOW = 500;
 
 const code = (error: unknown): number | undefined => (error instanceof ResultCodeError ? error.code : undefined);
 
@@ -73,8 +78,14 @@ export class LdapSubjectStore implements SubjectStore {
       const { searchEntries } = await client.search(this.namingContext(), { scope: 'sub', filter: '(objectClass=pwdPolicy)', attributes: ['pwdMaxFailure'] });
       const limits = searchEntries.map((e) => Number(e.pwdMaxFailure)).filter((n) => Number.isInteger(n) && n > 0);
       this.directoryMaxFailure = limits.length ? Math.min(...limits) : 0;
+      this.entries.schema = await DirectorySchema.read(client).catch((error: unknown) => {
+        if (code(error) === undefined) throw error;
+        // A directory that hides its schema from svc's account: its own refusals are then the only check.
+        this.options.log?.warn({ store: 'ldap', err: (error as Error).message }, 'the directory schema could not be read; values are checked by the directory alone');
+        return new DirectorySchema([]);
+      });
     });
-    const [problem] = this.lockoutProblems(this.settings.maxFailures);
+    const [problem] = [...this.lockoutProblems(this.settings.maxFailures), ...this.operationalProblems()];
     if (problem) throw new Error(problem);
   }
 
@@ -89,6 +100,17 @@ export class LdapSubjectStore implements SubjectStore {
       `stores.ldap.maxFailures (${maxFailures}) must be below the directory's pwdMaxFailure (${this.directoryMaxFailure}): ` +
         'svc must lock a subject before the directory locks the account',
     ];
+  }
+
+  /**
+   * Beside the configuration's list of refused attributes (config/ldap-attributes.ts), the
+   * directory's own word: an attribute its schema calls operational is never mapped.
+   */
+  private operationalProblems(): string[] {
+    const mapped = new Set([...this.contexts.values()].flatMap((shape) => shape.attributes.map(this.entries.attribute)));
+    return [...mapped]
+      .filter((attribute) => this.entries.schema.isOperational(attribute))
+      .map((attribute) => `stores.ldap: "${attribute}" is an operational attribute of the directory (its schema says so); svc may not map a subject attribute to it`);
   }
 
   /** The suffix baseDN is under (its last two RDNs at most), where password policies usually live. */
@@ -117,6 +139,12 @@ export class LdapSubjectStore implements SubjectStore {
   }
 
   private translate(error: unknown): unknown {
+    if (code(error) === INVALID_ATTRIBUTE_SYNTAX) {
+      // What the schema read at open did not foresee (a syntax svc does not check): "mail: value #0 invalid per syntax".
+      const attribute = /^([A-Za-z][A-Za-z0-9-]*):/.exec((error as Error).message)?.[1];
+      const path = attribute === undefined ? 'subject.attributes' : `subject.attributes.${this.entries.svcAttributeOf(attribute)}`;
+      return new InvalidAttributes('the directory cannot hold these values', { errors: [{ path, message: "refused by the directory's syntax for it" }] });
+    }
     if (error instanceof SvcError || error instanceof ResultCodeError) return error;
     const message = error instanceof Error ? error.message : String(error);
     this.options.log?.warn({ store: 'ldap', err: message }, 'the directory is unavailable');
@@ -149,6 +177,12 @@ export class LdapSubjectStore implements SubjectStore {
     }
   }
 
+  /** A write whose values the directory would refuse is refused here first: 400, nothing sent. */
+  private assertStorable(context: string, write: SubjectWrite): void {
+    const errors = this.entries.refusals(context, write);
+    if (errors.length) throw new InvalidAttributes('the directory cannot hold these values', { errors });
+  }
+
   /** Why a write was refused for uniqueness: its own id taken, or which of its keys another entry holds. */
   private async conflict(client: DirectoryClient, context: string, write: SubjectWrite, creating: boolean): Promise<Conflict> {
     if (creating && (await this.readEntry(client, context, write.uniqueId))) return new Conflict(`subject ${write.uniqueId} exists`);
@@ -164,6 +198,7 @@ export class LdapSubjectStore implements SubjectStore {
   async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
     const at = this.now();
     return this.run(async (client) => {
+      this.assertStorable(context, write);
       const attributes = this.entries.entryAttributes(context, write, 1, at, at);
       const entry = Object.fromEntries(Object.entries(attributes).filter(([, v]) => v.length));
       // An entry svc has not written (no svcKey for the unique overlay) may hold this id under another
@@ -200,16 +235,24 @@ export class LdapSubjectStore implements SubjectStore {
   async findLogin(context: string, key: string): Promise<FoundSubject | undefined> {
     const shape = this.entries.shape(context);
     const clauses = [`(svcKey=${escapeFilterValue(key)})`];
-    if (key.startsWith('login:')) {
-      const value = escapeFilterValue(key.slice('login:'.length));
+    const login = key.startsWith('login:') ? key.slice('login:'.length) : undefined;
+    if (login !== undefined) {
+      const value = escapeFilterValue(login);
       if (value === '') return undefined;
       for (const name of ['uniqueId', ...shape.loginAttributes]) clauses.push(`(${this.entries.attribute(name)}=${value})`);
     }
     return this.run(async (client) => {
       const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: `(|${clauses.join('')})`, attributes: this.entries.readAttributes(context) });
-      if (searchEntries.length !== 1) return undefined;
-      const read = this.entries.toRead(context, searchEntries[0]);
-      return { subject: read.subject, passwordTarget: passwordTargetAt(read.dn) };
+      // The directory's matching rules fold more than svc's (compatibility forms and insignificant
+      // spaces: to it "ｂｏｂ" and " bob" are bob), so its answers are candidates: an entry is found
+      // only when it claims the key exactly, as the other stores' key index compares it.
+      const found = searchEntries.map((e) => this.entries.toRead(context, e)).filter((read) => {
+        if (read.keys.length) return read.keys.includes(key);
+        const names = [read.subject.uniqueId, ...shape.loginAttributes.flatMap((name) => valuesOf(read.subject.attributes[name]))];
+        return login !== undefined && names.some((name) => fold(name) === login);
+      });
+      if (found.length !== 1) return undefined;
+      return { subject: found[0].subject, passwordTarget: passwordTargetAt(found[0].dn) };
     });
   }
 
@@ -219,6 +262,7 @@ export class LdapSubjectStore implements SubjectStore {
    */
   async update(context: string, write: SubjectWrite, expectedVersion?: number): Promise<StoredSubject> {
     return this.run(async (client) => {
+      this.assertStorable(context, write);
       for (let attempt = 1; ; attempt++) {
         const current = await this.readEntry(client, context, write.uniqueId);
         if (!current) throw new NotFound(`subject ${write.uniqueId} not found in ${context}`);
@@ -282,19 +326,43 @@ export class LdapSubjectStore implements SubjectStore {
     return `(${this.settings.idAttribute}=*)`;
   }
 
+  /**
+   * Without filter or free text, a window of the sorted entries. With them, the directory's answer
+   * is only a candidate set: its matching rules fold more than svc's (compatibility forms, so "ｂ"
+   * is "b" to it; insignificant spaces; a NUL it drops), so every candidate is checked by svc's own
+   * evaluation, as the memory store evaluates, and the page is cut from what passes (what the
+   * directory is asked is widened to hold every subject svc would select: candidateFilter).
+   */
   async search(context: string, query: SearchQuery): Promise<SearchPage> {
+    const { filter, text } = query;
     const clauses = [this.baseFilter()];
-    if (query.filter) clauses.push(filterToLdap(query.filter, this.entries.attribute));
-    if (query.text) {
-      const prefix = escapeFilterValue(query.text.prefix);
-      clauses.push(`(|${query.text.attributes.map((name) => `(${this.entries.attribute(name)}=${prefix}*)`).join('')})`);
+    const candidates = filter && candidateFilter(filter);
+    if (candidates) clauses.push(filterToLdap(candidates, this.entries.attribute));
+    if (text) {
+      const prefix = escapeFilterValue(text.prefix);
+      clauses.push(`(|${text.attributes.map((name) => `(${this.entries.attribute(name)}=${prefix}*)`).join('')})`);
     }
-    const filter = `(&${clauses.join('')})`;
+    const ldapFilter = `(&${clauses.join('')})`;
     return this.run(async (client) => {
-      const { entries, total } = await this.window(client, context, filter, { offset: query.offset + 1 }, Math.max(query.quantity, 1));
-      if (query.offset >= total || query.quantity === 0) return { results: [], total };
-      return { results: entries.map((e) => this.entries.toRead(context, e).subject), total };
+      if (!filter && !text) {
+        const { entries, total } = await this.window(client, context, ldapFilter, { offset: query.offset + 1 }, Math.max(query.quantity, 1));
+        if (query.offset >= total || query.quantity === 0) return { results: [], total };
+        return { results: entries.map((e) => this.entries.toRead(context, e).subject), total };
+      }
+      const matches = filter ? compileFilter(filter) : () => true;
+      const selected = (await this.candidates(client, context, ldapFilter)).filter((s) => matches(s) && (!text || matchesSearchText(text, s)));
+      return { results: selected.slice(query.offset, query.offset + query.quantity), total: selected.length };
     });
+  }
+
+  /** Every entry matching `filter`, in the sorted order of pages, read a window at a time. */
+  private async candidates(client: DirectoryClient, context: string, filter: string): Promise<StoredSubject[]> {
+    const subjects: StoredSubject[] = [];
+    for (let offset = 1; ; offset += CANDIDATE_WINDOW) {
+      const { entries, total } = await this.window(client, context, filter, { offset }, CANDIDATE_WINDOW);
+      subjects.push(...entries.map((e) => this.entries.toRead(context, e).subject));
+      if (entries.length === 0 || offset + CANDIDATE_WINDOW > total) return subjects;
+    }
   }
 
   async list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]> {
@@ -313,12 +381,17 @@ export class LdapSubjectStore implements SubjectStore {
   }
 
   /**
-   * The directory has no transactions: every conflict (an id that exists without `replace`, a key
-   * held by another entry or twice in the batch) is looked for before anything is written, so a
-   * refused import writes nothing. A directory failing half-way leaves the subjects written so far.
+   * The directory has no transactions: every value the directory would refuse, and every conflict
+   * (an id that exists without `replace`, a key held by another entry or twice in the batch), is
+   * looked for before anything is written, so a refused import writes nothing and names the
+   * subject at fault. A directory failing half-way leaves the subjects written so far.
    */
   async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
     await this.run(async (client) => {
+      for (const { write } of subjects) {
+        const errors = this.entries.refusals(context, write);
+        if (errors.length) throw new InvalidAttributes(`subject ${write.uniqueId}: the directory cannot hold these values`, { errors, extensions: { uniqueId: write.uniqueId } });
+      }
       const { searchEntries } = await client.search(this.contextDN(context), { scope: 'one', filter: this.baseFilter(), attributes: ['svcId', this.settings.idAttribute, 'svcKey'] });
       const existing = new Map<string, string>();
       const holders = new Map<string, string>();

@@ -1,7 +1,7 @@
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { matchesFilter } from './filter/evaluate';
-import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
-import { fold, valuesOf, type StoredSubject } from './subject';
+import { importConflict, keysTaken, matchesSearchText, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import type { StoredSubject } from './subject';
 
 interface ContextData {
   subjects: Map<string, StoredSubject>;
@@ -77,13 +77,7 @@ export class MemorySubjectStore implements SubjectStore {
     const text = query.text;
     const matches = [...this.data(context).subjects.values()]
       .filter((s) => !query.filter || matchesFilter(query.filter, s))
-      .filter(
-        (s) =>
-          !text ||
-          text.attributes.some((name) =>
-            (name === 'uniqueId' ? [s.uniqueId] : valuesOf(s.attributes[name])).some((v) => fold(v).startsWith(text.prefix)),
-          ),
-      )
+      .filter((s) => !text || matchesSearchText(text, s))
       .sort(byUniqueId);
     return { results: structuredClone(matches.slice(query.offset, query.offset + query.quantity)), total: matches.length };
   }

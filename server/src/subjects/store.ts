@@ -1,6 +1,6 @@
 import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
-import type { Attributes, StoredSubject } from './subject';
+import { fold, valuesOf, type Attributes, type StoredSubject } from './subject';
 import type { SvcConfig } from '../config/types';
 
 /**
@@ -21,6 +21,14 @@ export interface SearchQuery {
   text?: { prefix: string; attributes: string[] };
   offset: number;
   quantity: number;
+}
+
+/**
+ * The free text's rule on one subject, what every store selects: a value of one of the attributes
+ * (the id for `uniqueId`) whose folded form starts with the prefix.
+ */
+export function matchesSearchText(text: NonNullable<SearchQuery['text']>, subject: StoredSubject): boolean {
+  return text.attributes.some((name) => (name === 'uniqueId' ? [subject.uniqueId] : valuesOf(subject.attributes[name])).some((v) => fold(v).startsWith(text.prefix)));
 }
 
 export interface SearchPage {

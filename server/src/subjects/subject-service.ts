@@ -3,7 +3,7 @@ import { Conflict, InvalidAttributes, InvalidRequest, NotFound, PreconditionFail
 import type { ContextConfig } from '../config/types';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
-import { checkAttributes, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
+import { checkAttributes, holdsControlCharacter, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
 import { parseFilter } from './filter/parse';
 import type { DirectoryPasswords, FoundSubject, SearchPage, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
@@ -208,6 +208,9 @@ export class SubjectService {
     const isReadable = (name: string) => name === 'uniqueId' || (Object.hasOwn(defined, name) && defined[name].mutability !== 'writeOnly');
     const filter = params.filter === undefined ? undefined : parseFilter(params.filter, isReadable);
     const text = params.search?.trim() ? { prefix: fold(params.search.trim()), attributes: config.searchAttributes } : undefined;
+    // No value holds a control character (refused at every write): such a free text matches nothing,
+    // on every store alike, without asking one (a directory drops a NUL and matches everything).
+    if (text && holdsControlCharacter(text.prefix)) return { results: [], total: 0 };
     return store.search(contextId, { filter, text, offset: params.offset, quantity: params.quantity });
   }
 
@@ -222,6 +225,8 @@ export class SubjectService {
    */
   async findLogin(contextId: string, name: string): Promise<FoundSubject | undefined> {
     const { store } = this.context(contextId);
+    // No login name holds a control character (ids and values refuse them): it designates nobody, on every store.
+    if (holdsControlCharacter(name)) return undefined;
     const key = `login:${fold(name)}`;
     if (store.findLogin) return store.findLogin(contextId, key);
     const subject = await store.findByKey(contextId, key);

@@ -1,6 +1,7 @@
 /**
  * Translation of a parsed SCIM filter into an RFC 4515 search filter for the directory store, and
- * the escaping of values in filters (RFC 4515) and in DNs (RFC 4514).
+ * the escaping of values in filters (RFC 4515) and in DNs (RFC 4514). The store asks with
+ * `candidateFilter(node)` and checks what the directory answers with svc's own evaluation.
  *
  * Every value goes through escapeFilterValue: `*`, `(`, `)`, `\` and NUL become `\2a`, `\28`,
  * `\29`, `\5c`, `\00`, so a value is only ever compared, never read as filter syntax (`*` as a
@@ -12,6 +13,34 @@
  * and `not` is `(!…)`: LDAP filters are two-valued on a present or absent attribute, as SQL's EXISTS.
  */
 import { UNIQUE_ID_ATTR, type FilterNode } from './ast';
+
+/**
+ * A filter that selects at least every subject `node` selects, under a directory's matching, which
+ * folds more than svc's (compatibility forms: "ｂｅｎ" equals "ben"; insignificant spaces). A
+ * comparison's answer only grows under it, so a negated one would shrink: each negated comparison
+ * becomes "anything" (undefined), negations pushed down to the comparisons first (De Morgan). Presence
+ * folds nothing and stays exact either way. undefined: every subject is a candidate.
+ */
+export function candidateFilter(node: FilterNode, negated = false): FilterNode | undefined {
+  switch (node.op) {
+    case 'not':
+      return candidateFilter(node.expr, !negated);
+    case 'and':
+    case 'or': {
+      const left = candidateFilter(node.left, negated);
+      const right = candidateFilter(node.right, negated);
+      // Negated, an and is an or of the negations (and the other way round).
+      if ((node.op === 'and') !== negated) return left && right ? { op: 'and', left, right } : (left ?? right);
+      return left && right ? { op: 'or', left, right } : undefined;
+    }
+    case 'pr':
+      return negated ? { op: 'not', expr: node } : node;
+    case 'ne':
+      return negated ? { ...node, op: 'eq' } : undefined;
+    default:
+      return negated ? undefined : node;
+  }
+}
 
 /** RFC 4515 section 3: the characters that must be escaped in an assertion value. */
 export function escapeFilterValue(value: string): string {
