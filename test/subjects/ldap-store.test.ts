@@ -120,6 +120,19 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       await expect(store.count('employees')).resolves.toBe(0);
     });
 
+    it('an import with a key the directory’s unique overlay folds onto another’s (ｂｅｎ, ben) is refused before its first entry', async () => {
+      const store = await storeOn();
+      await store.create('employees', { uniqueId: 'fw', attributes: {}, keys: ['login:fw', 'unique:nick:ｂｅｎ'], indexed: [] });
+      const at = new Date(0).toISOString();
+      const batch = [
+        { write: { uniqueId: 'ann', attributes: {}, keys: ['login:ann'], indexed: [] }, created: at, modified: at },
+        { write: { uniqueId: 'ben', attributes: {}, keys: ['login:ben', 'unique:nick:ben'], indexed: [] }, created: at, modified: at },
+      ];
+      const refused = await store.importSubjects('employees', batch, { replace: false }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ status: 409, extensions: { uniqueId: 'ben', conflicts: ['nick'] } });
+      await expect(store.count('employees')).resolves.toBe(1);
+    });
+
     it('two values for an attribute the directory holds one of (roles mapped to displayName, SINGLE-VALUE) are 400, nothing written', async () => {
       const store = await storeOn({ attributeMap: { ...slapd.settings().attributeMap, roles: 'displayName' } });
       const refused = await store.create('employees', { uniqueId: 'two', attributes: { roles: ['a', 'b'] }, keys: ['login:two'], indexed: [] }).catch((e: unknown) => e);

@@ -26,6 +26,13 @@ const MAX_RETRIES = 5;
 /** Entries per window when a search's candidates are read whole (to be checked by svc's own matching). */
 const CANDIDATE_WINDOW = 500;
 
+/**
+ * A svcKey as the unique overlay compares it (caseExactMatch, RFC 4518: compatibility forms and
+ * insignificant spaces folded), so that an import's check before writing refuses whatever the
+ * directory would refuse half-way.
+ */
+const asTheDirectoryCompares = (key: string): string => key.normalize('NFKC').replace(/\s+/g, ' ').trim();
+
 const code = (error: unknown): number | undefined => (error instanceof ResultCodeError ? error.code : undefined);
 
 /**
@@ -398,18 +405,18 @@ export class LdapSubjectStore implements SubjectStore {
       for (const entry of searchEntries) {
         const id = valuesOf((entry.svcId ?? entry[this.settings.idAttribute]) as string | string[])[0] ?? '';
         existing.set(id.toLowerCase(), id);
-        for (const key of valuesOf(entry.svcKey as string | string[])) holders.set(key, id);
+        for (const key of valuesOf(entry.svcKey as string | string[])) holders.set(asTheDirectoryCompares(key), id);
       }
       const batch = new Map(subjects.map((s) => [s.write.uniqueId, s]));
       for (const { write } of subjects) {
         const same = existing.get(write.uniqueId.toLowerCase());
         if (same !== undefined && (!options.replace || same !== write.uniqueId)) throw importConflict(write.uniqueId, new Conflict(`subject ${write.uniqueId} exists`));
         for (const key of new Set(write.keys)) {
-          const holder = holders.get(key);
+          const holder = holders.get(asTheDirectoryCompares(key));
           // A key held by an entry this import replaces is free unless that entry keeps it.
-          const freed = holder !== undefined && holder !== write.uniqueId && options.replace && batch.has(holder) && !batch.get(holder)!.write.keys.includes(key);
+          const freed = holder !== undefined && holder !== write.uniqueId && options.replace && batch.has(holder) && !batch.get(holder)!.write.keys.some((k) => asTheDirectoryCompares(k) === asTheDirectoryCompares(key));
           if (holder !== undefined && holder !== write.uniqueId && !freed) throw importConflict(write.uniqueId, keysTaken([key]));
-          holders.set(key, write.uniqueId);
+          holders.set(asTheDirectoryCompares(key), write.uniqueId);
         }
       }
       let done = 0;
