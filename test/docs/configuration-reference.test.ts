@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REFERENCE_BEGIN, REFERENCE_END, REFERENCE_FILES, configurationReference } from '../../bin/config-reference';
+import { REFERENCE_BEGIN, REFERENCE_END, REFERENCE_FILES, configurationReference, referenceRows } from '../../bin/config-reference';
 
 const document = readFileSync(join(__dirname, '..', '..', 'docs', 'configuration.md'), 'utf8');
 const section = document.slice(document.indexOf(REFERENCE_BEGIN), document.indexOf(REFERENCE_END) + REFERENCE_END.length);
@@ -47,4 +47,9 @@ test.each(REFERENCE_FILES.map((file) => [file.command, file] as const))('%s: eve
       .filter((name) => name !== '<name>'),
   );
   expect([...documented].sort()).toEqual([...propertyNames(file.schema)].sort());
+});
+
+test('every key says what it means (bin/config-reference-meanings.ts)', () => {
+  const unexplained = REFERENCE_FILES.flatMap((file) => referenceRows(file.schema, file.filled).filter((row) => row.meaning === '').map((row) => row.path));
+  expect(unexplained).toEqual([]);
 });
