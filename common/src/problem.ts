@@ -1,4 +1,4 @@
-import { SvcError } from './errors';
+import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMediaType } from './errors';
 import type { WireDocument } from './wire/xml';
 
 export interface ProblemDetails {
@@ -19,11 +19,30 @@ export interface ProblemAnswer {
 }
 
 /**
- * The one place where an error becomes an RFC 9457 answer, for every process. Unknown errors and
+ * Express, node and the libraries under them signal their own failures with `type`/`status` (the
+ * http-errors convention) or as a URIError (a malformed percent-escape); this names them in svc's
+ * terms, so that every process and every transport (REST, pages, SOAP, the gateway, the portal)
+ * answers them alike. Anything else is returned as it is.
+ */
+export function asSvcError(error: unknown): unknown {
+  if (error instanceof SvcError || !error || typeof error !== 'object') return error;
+  if (error instanceof URIError) return new InvalidRequest('the path is not valid percent-encoding');
+  const e = error as { type?: string; status?: number };
+  if (e.type === 'entity.too.large') return new PayloadTooLarge('the request body exceeds the configured limit');
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new UnsupportedMediaType('unsupported body encoding');
+  if (e.type === 'request.aborted' || e.type === 'request.size.invalid') return new MalformedBody('the request body was incomplete');
+  if (e.status === 400) return new InvalidRequest('malformed request');
+  return error;
+}
+
+/**
+ * The one place where an error becomes an RFC 9457 answer, for every process (framework errors
+ * named first by asSvcError). Unknown errors and
  * unexposed server errors become a bare 500 with no detail: never a stack trace or a message that
  * could carry internal state.
  */
-export function problemDetails(error: unknown, instance?: string): ProblemAnswer {
+export function problemDetails(thrown: unknown, instance?: string): ProblemAnswer {
+  const error = asSvcError(thrown);
   if (error instanceof SvcError && error.expose) {
     const body: ProblemDetails = {
       type: `urn:svc:problem:${error.code}`,

@@ -10,6 +10,7 @@ import express, { type Request, type Response } from 'express';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { NotFound } from '../../common/src/errors';
 import { expressServerOptions } from '../../common/src/http/express-prototypes';
+import { malformedPathEscape } from '../../common/src/http/path-encoding';
 import { opsRouter, type Readiness } from '../../common/src/http/ops';
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
@@ -49,7 +50,7 @@ const ROUTES: readonly Route[] = [
 
 function forwardTo(corePath: (rest: string) => string): Handler {
   return async (deps, req, res, rest, principal) => {
-    const body = await bufferBody(req, deps.bodyLimit);
+    const body = await bufferBody(req, res, deps.bodyLimit);
     const { query } = splitTarget(req.originalUrl);
     await proxy(deps, principal, { method: req.method, path: corePath(rest), query: stripQuery(query), headers: req.headers, body }, res);
   };
@@ -97,8 +98,10 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
 
   const prefix = `${deps.root}/api`;
   const trust = portalTrust(deps.trust);
-  /** Portal trust first, for every path (known or not), then the route. */
+  /** A path that does not decode is 400 at once; then portal trust, for every path (known or not), then the route. */
   const serve = async (req: Request, res: Response, path: string) => {
+    const malformed = malformedPathEscape(path);
+    if (malformed) throw malformed;
     const principal = await trust(req);
     const rest = path.startsWith(`${prefix}/`) && isPlainPath(path) ? path.slice(prefix.length) : undefined;
     const route = rest === undefined ? undefined : ROUTES.find((r) => r.matches(rest) && (r.methods === undefined || r.methods.includes(req.method)));

@@ -1,20 +1,12 @@
-import type { Request } from 'express';
-import { PayloadTooLarge } from '../../common/src/errors';
+import type { Request, Response } from 'express';
+import { hasBody, readRequestBody } from '../../common/src/http/request-body';
 
 /**
- * The whole request body, up to `limit` bytes (more is 413), so that a renewal can send it again.
- * No body at all is `undefined`.
+ * The whole request body, up to `limit` bytes, so that a renewal can send it again; more is a 413 at
+ * once, the rest discarded before the connection closes (SPEC 3). No body at all is `undefined`.
+ * Encoded bodies pass as they are: the core decodes them.
  */
-export async function bufferBody(req: Request, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) throw new PayloadTooLarge('the request body exceeds the configured limit');
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new PayloadTooLarge('the request body exceeds the configured limit');
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+export async function bufferBody(req: Request, res: Response, limit: number): Promise<Buffer | undefined> {
+  if (!hasBody(req)) return undefined;
+  return readRequestBody(req, res, limit);
 }

@@ -35,7 +35,7 @@ const MAX_LOGIN_BODY = 64 * 1024;
 
 export async function portalLogin(deps: PortalLoginDeps, req: Request, res: Response, visitor: VerifiedPrincipal): Promise<void> {
   if (visitor.user !== null) throw new InvalidRequest('a login is asserted for the visitor: the assertion must name no user');
-  const { user, password } = credentialsOf(req, await bufferBody(req, Math.min(deps.bodyLimit, MAX_LOGIN_BODY)));
+  const { user, password } = credentialsOf(req, await bufferBody(req, res, Math.min(deps.bodyLimit, MAX_LOGIN_BODY)));
   const who = { portal: visitor.portalId, visitor: visitor.visitor, peer: visitor.address };
   let login: PasswordLogin;
   let core: string;

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { MethodNotAllowed, NotFound } from '../../../common/src/errors';
 import { opsRouter } from '../../../common/src/http/ops';
+import { malformedPathEscape } from '../../../common/src/http/path-encoding';
 import type { PortalDeps } from './deps';
 import { portalErrorHandler } from './error-handler';
 import { restPassThrough } from './rest-pass-through';
@@ -40,6 +41,7 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestLog(deps));
+  app.use((req, _res, next) => next(malformedPathEscape(req.path)));
   app.use(opsRouter({ ready, registry: deps.metrics.registry }));
 
   const root = express.Router({ caseSensitive: true, strict: true });

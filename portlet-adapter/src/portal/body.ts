@@ -1,5 +1,5 @@
-import type { Request } from 'express';
-import { PayloadTooLarge } from '../../../common/src/errors';
+import type { Request, Response } from 'express';
+import { hasBody, readRequestBody } from '../../../common/src/http/request-body';
 
 export interface PostedBody {
   bytes: Buffer;
@@ -8,18 +8,12 @@ export interface PostedBody {
   form?: URLSearchParams;
 }
 
-/** Reads a request body up to `limit` bytes (413 beyond, at once); a form body is parsed. */
-export async function readBody(req: Request, limit: number): Promise<PostedBody> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLarge(`bodies are limited to ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new PayloadTooLarge(`bodies are limited to ${limit} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const bytes = Buffer.concat(chunks);
+/**
+ * Reads a request body up to `limit` bytes (413 beyond, at once, the rest discarded before the
+ * connection closes: SPEC 3); a form body is parsed.
+ */
+export async function readBody(req: Request, res: Response, limit: number): Promise<PostedBody> {
+  const bytes = hasBody(req) ? await readRequestBody(req, res, limit) : Buffer.alloc(0);
   const contentType = typeof req.headers['content-type'] === 'string' ? req.headers['content-type'] : null;
   const isForm = contentType !== null && contentType.split(';')[0].trim().toLowerCase() === 'application/x-www-form-urlencoded';
   return isForm ? { bytes: Buffer.alloc(0), contentType, form: new URLSearchParams(bytes.toString('utf8')) } : { bytes, contentType };

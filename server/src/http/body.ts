@@ -1,38 +1,28 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { InvalidRequest, MalformedBody, PayloadTooLarge, UnsupportedMediaType } from '../../../common/src/errors';
+import type { NextFunction, Request, Response } from 'express';
+import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
+import { hasBody, readRequestBody } from '../../../common/src/http/request-body';
 import { formatOfContentType } from '../../../common/src/wire/media';
 import { parseJson } from '../../../common/src/wire/json';
 import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
 
 /**
- * A declared length over the limit is refused before any byte is read, and the connection closed:
- * body-parser would first wait for the whole declared body (it drains before answering), so a client
- * announcing 100 MB and sending nothing would hold the request until the server's timeout.
+ * Reads any body as bytes up to the limit (a `Content-Encoding` decoded, the limit holding for the
+ * decoded bytes too) into `req.body`; parsing is ours, so every failure is a precise 4xx. Over the
+ * limit is a 413 at once, and the rest of the body is discarded before the connection closes (SPEC 3,
+ * common/src/http/request-body.ts). No body at all leaves `req.body` undefined.
  */
-function refuseDeclaredOverLimit(req: Request, limit: number): PayloadTooLarge | undefined {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  return declared > limit ? new PayloadTooLarge('the request body exceeds the configured limit', { headers: { Connection: 'close' } }) : undefined;
-}
-
-/** Reads any body as bytes up to the limit; parsing is ours, so every failure is a precise 4xx. */
-export function rawBody(limit: number) {
-  const read = express.raw({ type: () => true, limit });
-  return (req: Request, res: Response, next: NextFunction) => {
-    const refused = refuseDeclaredOverLimit(req, limit);
-    if (refused) return next(refused);
-    read(req, res, next);
-  };
-}
-
-const rawBodyByLimit = new Map<number, ReturnType<typeof rawBody>>();
-
-/** rawBody outside express's middleware chain (the REST router): resolves once `req.body` is read. */
 export function readRawBody(req: Request, res: Response, limit: number): Promise<void> {
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return Promise.resolve();
-  let read = rawBodyByLimit.get(limit);
-  if (!read) rawBodyByLimit.set(limit, (read = rawBody(limit)));
-  const parser = read;
-  return new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+  if (!hasBody(req)) return Promise.resolve();
+  return readRequestBody(req, res, limit, { decode: true }).then((body) => {
+    req.body = body;
+  });
+}
+
+/** readRawBody as express middleware. */
+export function rawBody(limit: number) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    readRawBody(req, res, limit).then(() => next(), next);
+  };
 }
 
 /** A request body read by rawBody, as UTF-8 text; invalid UTF-8 is a MalformedBody. */

@@ -1,23 +1,11 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMediaType } from '../../../common/src/errors';
-import { problemDetails } from '../../../common/src/problem';
+import { SvcError } from '../../../common/src/errors';
+import { asSvcError, problemDetails } from '../../../common/src/problem';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Logger } from '../../../common/src/log';
 import { errorPage, type PageProblem } from './pages/error-pages';
 import { sendPage } from './pages/html';
 import { sendDocument } from './respond';
-
-/** body-parser and express signal their own failures with `type`/`status`; name them in our terms. */
-function fromFramework(error: unknown): unknown {
-  if (error instanceof SvcError || !error || typeof error !== 'object') return error;
-  const e = error as { type?: string; status?: number };
-  if (e.type === 'entity.too.large') return new PayloadTooLarge('the request body exceeds the configured limit');
-  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') return new UnsupportedMediaType('unsupported body encoding');
-  if (e.type === 'request.aborted' || e.type === 'request.size.invalid') return new MalformedBody('the request body was incomplete');
-  if (e instanceof URIError) return new InvalidRequest('the path is not valid percent-encoding');
-  if (e.status === 400) return new InvalidRequest('malformed request');
-  return error;
-}
 
 /** Requests whose errors are answered as an HTML page: pages, and a browser's form posts. */
 const pageRequests = new WeakSet<Request>();
@@ -26,9 +14,15 @@ export function answerAsPage(req: Request): void {
   pageRequests.add(req);
 }
 
+/** Logs an error that is ours to fix (anything that is not an exposed refusal); refusals are not logged. */
+export function logUnexpected(log: Logger, error: unknown, req: Request): void {
+  const mapped = asSvcError(error);
+  if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+}
+
 /** An error as a page shows it: the same problem details, in the parts a page uses. */
 function pageProblem(error: unknown): PageProblem {
-  const { status, headers, body } = problemDetails(fromFramework(error));
+  const { status, headers, body } = problemDetails(error);
   return { status, headers, title: body.title, detail: body.detail, errors: body.errors ?? [] };
 }
 
@@ -50,20 +44,19 @@ export function sendProblem(req: Request, res: Response, error: unknown): void {
     sendPage(res, problem.status, problem.title, errorPage(problem));
     return;
   }
-  const { status, headers, body } = problemDetails(fromFramework(error));
+  const { status, headers, body } = problemDetails(error);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   sendDocument(req, res, status, body as unknown as WireDocument, { xmlRoot: 'problem', problem: true });
 }
 
 /** Any error of a request, wherever it was thrown: logged when it is ours to fix, answered as a problem. */
 export function handleError(log: Logger, error: unknown, req: Request, res: Response): void {
-  const mapped = fromFramework(error);
-  if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+  logUnexpected(log, error, req);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendProblem(req, res, mapped);
+  sendProblem(req, res, error);
 }
 
 /** handleError as express's last middleware, for the routes express serves. */

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { Request, Response } from 'express';
 import { expressServerOptions } from '../../../common/src/http/express-prototypes';
+import { malformedPathEscape } from '../../../common/src/http/path-encoding';
 import type { Core } from '../core';
 import { createApp } from './app';
 import { authenticate } from './authentication-filter';
@@ -50,6 +51,8 @@ export function createCoreHttp(core: Core): CoreHttp {
     req.baseUrl = '';
     log(req, res);
     if (corsFor(req, res)) return;
+    const malformed = malformedPathEscape(req.path);
+    if (malformed) return handleError(core.log, malformed, req, res);
     // req.path (parsed once and cached) also takes the absolute form `GET http://host/svc/…` apart.
     if (req.path === soapPath) {
       req.route = { path: SERVICE_PATH };

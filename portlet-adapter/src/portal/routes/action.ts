@@ -32,7 +32,7 @@ export async function action(deps: PortalDeps, req: Request, res: Response, iden
   const window = state.windows.find((w) => w.id === windowId);
   if (window === undefined) throw new NotFound('There is no such window on this page.');
 
-  const body = await readBody(req, deps.config.bodyLimit);
+  const body = await readBody(req, res, deps.config.bodyLimit);
   const parameters: Record<string, string[]> = {};
   for (const [name, values] of Object.entries(state.parsed.actionParameters.get(windowId) ?? {})) parameters[name] = [...values];
   for (const [name, value] of body.form ?? []) if (name !== '_csrf' && name !== '') (parameters[name] ??= []).push(value);

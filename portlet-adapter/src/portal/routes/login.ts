@@ -35,7 +35,7 @@ export function loginPage(deps: PortalDeps, req: Request, res: Response, identit
 }
 
 export async function login(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
-  const body = await readBody(req, 64 * 1024);
+  const body = await readBody(req, res, 64 * 1024);
   if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
     throw new Forbidden('This form was not sent from this portal, or it is too old. Reload the page and try again.');
   }
@@ -86,7 +86,7 @@ export function logoutPage(deps: PortalDeps, _req: Request, res: Response, ident
 
 /** Ends the portal session and the user's core session at the gateway; the browser becomes a new visitor. */
 export async function logout(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
-  const body = await readBody(req, 64 * 1024);
+  const body = await readBody(req, res, 64 * 1024);
   if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
     throw new Forbidden('This form was not sent from this portal, or it is too old. Reload the page and try again.');
   }

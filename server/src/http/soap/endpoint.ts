@@ -13,11 +13,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { InvalidRequest, MethodNotAllowed, SvcError, UnsupportedMediaType } from '../../../../common/src/errors';
+import { InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
 import type { Core } from '../../core';
 import { authenticate } from '../authentication-filter';
 import { bodyText, readRawBody } from '../body';
-import { handleError } from '../error-handler';
+import { handleError, logUnexpected } from '../error-handler';
 import { actionOf, envelope, membersOf, readEnvelope, SVC_NS, svcElement, versionOf, type SoapVersion } from './envelope';
 import { faultOf } from './faults';
 import { isOperationName, performOperation } from './operations';
@@ -90,8 +90,8 @@ export function soapEndpoint(core: Core): (req: Request, res: Response) => Promi
       await call(core, req, res, version);
     } catch (error) {
       // Logged as every other request's error is; answered as a fault.
+      logUnexpected(core.log, error, req);
       const fault = faultOf(version, error);
-      if (!(error instanceof SvcError && error.expose)) core.log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
       if (res.headersSent) return void res.destroy();
       send(res, fault.status, version.contentType, fault.body, fault.headers);
     }

@@ -1,6 +1,7 @@
 /**
  * Refusals as SOAP faults (SPEC 13): the same problem details as REST (problemDetails, the one
- * place), with `Client`/`Sender` for a 4xx and `Server`/`Receiver` for a 5xx, and the problem itself
+ * place, which also names the framework's and node's own failures: a 413, 415 or 400 over REST is
+ * the same over SOAP), with `Client`/`Sender` for a 4xx and `Server`/`Receiver` for a 5xx, and the problem itself
  * (its `code` first of all) in the fault's detail; an envelope of the other version is VersionMismatch.
  *
  * The HTTP status is the problem's own, in both versions: a refusal is the same 4xx over SOAP as over
