@@ -23,7 +23,9 @@ describe('the REST pass-through', () => {
   beforeAll(async () => {
     gateway = await verifyingGateway((req, res, principal, body) => {
       arrived.push({ method: req.method!, url: req.url!, headers: req.headers, principal, body });
-      res.writeHead(200, { 'content-type': 'application/json', 'set-cookie': 'SVCSESSIONID=core-session; Path=/' }).end('{"ok":true}');
+      // A create answers with the new subject's place, as the gateway writes it (or as `?location=` says).
+      const location = req.method === 'POST' ? (new URL(req.url!, 'http://gw').searchParams.get('location') ?? '/gw/api/contexts/employees/subjects/carol') : undefined;
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json', 'set-cookie': 'SVCSESSIONID=core-session; Path=/', ...(location ? { location } : {}) }).end('{"ok":true}');
     });
     portal = await startTestPortal({ gateways: [gateway.url], pages: [{ id: 'home', title: 'Home', windows: [{ id: 'a', portlet: 'counter' }] }] });
   });
@@ -74,5 +76,58 @@ describe('the REST pass-through', () => {
       expect(status).toBe(404);
     }
     expect(arrived).toEqual([]);
+  });
+
+  test('Expect: 100-continue changes nothing: a 2 MiB upload passes with the allow-listed headers and the portal\'s assertion only', async () => {
+    const alice = Browser.loggedIn(portal, 'employees/alice', ['admin']);
+    const cookie = [...alice.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const body = JSON.stringify({ subject: { uniqueId: 'carol', attributes: { givenName: 'c'.repeat(2 * 1024 * 1024) } } });
+    arrived.length = 0;
+    const { hostname, port } = new URL(portal.url);
+    const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
+      const req = http.request({
+        hostname,
+        port,
+        method: 'POST',
+        path: '/portal/api/contexts/employees/subjects',
+        headers: {
+          expect: '100-continue',
+          cookie: `${cookie}; SVCSESSIONID=stolen`,
+          authorization: 'Basic eDp5',
+          [ASSERTION_HEADER]: 'v2.forged',
+          'x-forwarded-for': '198.51.100.1',
+          forwarded: 'for=198.51.100.1',
+          origin: portal.url,
+          'x-requested-with': 'fetch',
+          'x-custom': 'not on the list',
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      });
+      req.on('continue', () => req.end(body));
+      req.on('response', (res) => resolve({ status: res.resume().statusCode ?? 0, headers: res.headers }));
+      req.on('error', reject);
+    });
+    expect(answer.status).toBe(201);
+    expect(arrived).toHaveLength(1);
+    const [request] = arrived;
+    expect(request.principal).toMatchObject({ user: { contextId: 'employees', uniqueId: 'alice' } });
+    expect(request.body).toBe(body);
+    // Only the allow-list, the portal's assertion and what node adds to frame the request.
+    expect(Object.keys(request.headers).sort()).toEqual(['connection', 'content-length', 'content-type', 'host', ASSERTION_HEADER.toLowerCase()].sort());
+  });
+
+  test('a Location is rewritten to {portal}/api/…, one outside the gateway\'s API is dropped; every answer carries nosniff', async () => {
+    const alice = Browser.loggedIn(portal, 'employees/alice', ['admin']);
+    const create = (location?: string) =>
+      alice.send('POST', `/portal/api/contexts/employees/subjects${location ? `?location=${encodeURIComponent(location)}` : ''}`, '{}', { 'content-type': 'application/json', 'x-requested-with': 'fetch', origin: portal.url });
+    const relative = await create();
+    expect({ status: relative.status, location: relative.location, nosniff: relative.headers.get('x-content-type-options') }).toEqual({ status: 201, location: '/portal/api/contexts/employees/subjects/carol', nosniff: 'nosniff' });
+    expect((await create(`${gateway.url}/api/contexts/employees/subjects/dave?x=1`)).location).toBe('/portal/api/contexts/employees/subjects/dave?x=1');
+    expect((await create('https://evil.example/gw/api/contexts')).location).toBeNull();
+    expect((await create('/gw/config')).location).toBeNull();
+    expect((await alice.get('/portal/api/session')).headers.get('x-content-type-options')).toBe('nosniff');
+    // The pass-through's own refusals too.
+    expect((await alice.send('PUT', '/portal/api/contexts/employees/subjects/bob', '{}')).headers.get('x-content-type-options')).toBe('nosniff');
   });
 });

@@ -1,12 +1,14 @@
 /**
  * The REST pass-through (SPEC 10.3, beyond the seed): `{portal}/api/…` forwards a page script's call
  * to `{gw}/api/…` as the current portal session (the user, or the visitor), with a fresh assertion
- * signed over the gateway path and query as sent. The portal's cookies, `Authorization`,
- * `X-Svc-Principal` and credential parameters never pass; `Set-Cookie` never comes back; a method
- * other than GET/HEAD needs `X-Requested-With` and a same-origin `Origin` (a cross-site form cannot
- * send the one, a cross-site script cannot fake the other).
+ * signed over the gateway path and query as sent. The request's headers are an allow-list (the
+ * portal's cookies, `Authorization`, `X-Svc-Principal`, `X-Forwarded-*`, `Origin`, `Expect` and
+ * every other header never pass) and credential parameters are dropped; `Set-Cookie` never comes
+ * back, a `Location` is rewritten to `{portal}/api/…`, answers carry `nosniff`; a method other than
+ * GET/HEAD needs `X-Requested-With` and a same-origin `Origin` (a cross-site form cannot send the
+ * one, a cross-site script cannot fake the other).
  */
-import type { ClientRequest, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
@@ -16,7 +18,19 @@ import { addressOf } from './identity';
 import { dropUserInfoOnWrite } from './user-info';
 
 const CREDENTIAL_PARAMETERS = new Set(['clientid', 'clientcred', 'user', 'password', 'token']);
-const DROPPED_HEADERS = ['cookie', 'authorization', ASSERTION_HEADER.toLowerCase(), 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-requested-with', 'origin', 'referer'];
+/**
+ * The browser's request headers that reach the gateway (those the gateway passes to the core, and
+ * the body's length); every other header is dropped. `Transfer-Encoding` is node's to choose.
+ */
+const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'content-length', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent'];
+
+/** What the gateway receives: the allow-listed headers of the browser's request, then the portal's own. */
+function outgoingHeaders(incoming: IncomingHttpHeaders, assertion: string): IncomingHttpHeaders {
+  const headers: IncomingHttpHeaders = {};
+  for (const name of FORWARDED_REQUEST_HEADERS) if (incoming[name] !== undefined) headers[name] = incoming[name];
+  headers[ASSERTION_HEADER.toLowerCase()] = assertion;
+  return headers;
+}
 
 interface Forwarding {
   gateway: { index: number; base: string };
@@ -36,13 +50,13 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     router: (req) => new URL(forwarding.get(req)!.gateway.base).origin,
     pathRewrite: (_path, req) => forwarding.get(req)!.path,
     on: {
-      proxyReq: (proxyReq: ClientRequest, req: Request) => {
-        for (const name of DROPPED_HEADERS) proxyReq.removeHeader(name);
-        proxyReq.setHeader(ASSERTION_HEADER, forwarding.get(req)!.assertion);
-      },
       proxyRes: (proxyRes: IncomingMessage, req: Request) => {
         delete proxyRes.headers['set-cookie'];
+        proxyRes.headers['x-content-type-options'] = 'nosniff';
         const sent = forwarding.get(req);
+        const location = sent && portalLocation(deps.config.root, sent.gateway.base, proxyRes.headers.location);
+        if (location === undefined) delete proxyRes.headers.location;
+        else proxyRes.headers.location = location;
         if (sent && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && (proxyRes.statusCode ?? 500) < 400) written(sent.apiPath);
       },
       error: (_error, req, res) => {
@@ -57,6 +71,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
   });
   return (req, res, next) => {
     res.locals.route = 'api';
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     if (req.method !== 'GET' && req.method !== 'HEAD' && (req.headers['x-requested-with'] === undefined || !sameOrigin(deps, req))) {
       return next(new Forbidden('A call that changes something needs X-Requested-With and a same-origin Origin.'));
     }
@@ -78,8 +93,30 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     const path = `${target.pathname}/api${rest}${search ? `?${search}` : ''}`;
     const assertion = deps.gateway.assertion(deps.identities.principalOf(identity, addressOf(req)), req.method, path);
     forwarding.set(req, { gateway, path, assertion, apiPath: rest });
+    // http-proxy copies the request's headers into the outgoing request before any hook runs, and
+    // with `Expect: 100-continue` node sends them at once, before a proxyReq hook could remove one:
+    // so the request's headers become the allow-list here, and nothing else can reach the gateway.
+    req.headers = outgoingHeaders(req.headers, assertion);
     void proxy(req, res, next);
   };
+}
+
+/**
+ * The gateway's `Location` as the browser must follow it: `{gw}/api/X` (absolute or not) becomes
+ * `{root}/api/X`; anything else (another origin, a path outside the gateway's API) is not passed.
+ */
+function portalLocation(root: string, gatewayBase: string, location: string | undefined): string | undefined {
+  if (location === undefined) return undefined;
+  const base = new URL(gatewayBase);
+  const prefix = `${base.pathname.replace(/\/$/, '')}/api`;
+  let url: URL;
+  try {
+    url = new URL(location, `${base.origin}${prefix}/`);
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== base.origin || !url.pathname.startsWith(`${prefix}/`)) return undefined;
+  return `${root}/api${url.pathname.slice(prefix.length)}${url.search}`;
 }
 
 function sameOrigin(deps: PortalDeps, req: Request): boolean {
