@@ -58,6 +58,9 @@ function fromRaw(answer: RawAnswer): Outcome {
   return { status: answer.status, code: answer.json?.code as string | undefined, location: answer.headers.location ?? null, body: answer.body };
 }
 
+/** `size` bytes of spaces as one chunk of a chunked body, and the last chunk. */
+const chunked = (size: number) => `${size.toString(16)}\r\n${' '.repeat(size)}\r\n0\r\n\r\n`;
+
 /** A raw request line and headers (CRLF added), with an optional body. */
 async function raw(t: Target, head: string[], body: Buffer | string = ''): Promise<Outcome> {
   const bytes = Buffer.concat([Buffer.from(head.join('\r\n') + '\r\n\r\n', 'latin1'), Buffer.isBuffer(body) ? body : Buffer.from(body)]);
@@ -107,8 +110,8 @@ const soapCreate = (mail: string) => `<v:create xmlns:v="${SOAP_NS}"><v:contextI
 const SOAP_DELETE = `<v:delete xmlns:v="${SOAP_NS}"><v:contextId>employees</v:contextId><v:subjectId>bob</v:subjectId></v:delete>`;
 
 /** A SOAP 1.1 call with the admin's cookie; the problem code is read from the fault's detail. */
-async function soapCall(t: Target, body: string, type = 'text/xml; charset=utf-8'): Promise<Outcome> {
-  const res = await fetch(`${t.base}/services/SubjectService`, { method: 'POST', headers: { cookie: t.admin, 'content-type': type }, body });
+async function soapCall(t: Target, body: string, type = 'text/xml; charset=utf-8', headers: Record<string, string> = {}): Promise<Outcome> {
+  const res = await fetch(`${t.base}/services/SubjectService`, { method: 'POST', headers: { cookie: t.admin, 'content-type': type, ...headers }, body });
   const text = await res.text();
   return { status: res.status, code: /<code>([a-z_]+)<\/code>/.exec(text)?.[1] ?? /"code":"([a-z_]+)"/.exec(text)?.[1], location: null, body: text };
 }
@@ -142,6 +145,9 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'Encoding', kind: 'invalid UTF-8 in a body', send: (t) => create(t, 'application/json', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d])), status: 400, code: 'malformed_body' },
   { group: 'Encoding', kind: 'overlong UTF-8 encoding of "/" in a body', send: (t) => create(t, 'application/json', Buffer.concat([Buffer.from('{"subject":{"uniqueId":"a'), Buffer.from([0xc0, 0xaf]), Buffer.from('b"}}')])), status: 400, code: 'malformed_body' },
   { group: 'Encoding', kind: 'invalid percent-encoding in a path', send: (t) => read(t, 'employees/subjects/%FF%FE'), status: 400 },
+  // Issue 24: a malformed percent-escape anywhere in a path is 400 on every process (SPEC 3), pages included.
+  { group: 'Encoding', kind: 'a lone % in a path', send: (t) => read(t, 'employees/subjects/%'), status: 400 },
+  { group: 'Encoding', kind: 'a truncated escape (%E0%A4%A) in a page path', send: (t) => http(`${t.base}/login/%E0%A4%A`, { headers: { accept: 'text/html' } }), status: 400 },
   { group: 'Encoding', kind: 'overlong UTF-8 dots (%C0%AE%C0%AE) in a path', send: (t) => read(t, 'employees/subjects/%C0%AE%C0%AE'), status: 400 },
   { group: 'Encoding', kind: 'NUL byte in a subject id', send: (t) => read(t, 'employees/subjects/bob%00'), status: 400, code: 'invalid_subject_id' },
   { group: 'Encoding', kind: 'NUL byte in an attribute value', send: (t) => json(t, subjectJson('nul1', { mail: 'nul1@example.com', givenName: 'a\u0000b' })), status: 400, code: 'invalid_attributes' },
@@ -159,6 +165,7 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'Size', kind: 'oversized subject id (257 characters)', send: (t) => read(t, `employees/subjects/${'a'.repeat(257)}`), status: 400, code: 'invalid_subject_id' },
   { group: 'Size', kind: 'oversized body (2 MiB)', send: (t) => json(t, subjectJson('big', { mail: 'big@example.com', givenName: 'x'.repeat(2 * 1024 * 1024) })), status: 413, code: 'payload_too_large' },
   { group: 'Size', kind: 'Content-Length larger than the limit, no body sent', send: (t) => raw(t, [`POST ${t.root}/resources/contexts/employees/subjects HTTP/1.1`, 'Host: x', `Cookie: ${t.admin}`, 'Content-Type: application/json', 'Content-Length: 99999999', 'Connection: close']), status: 413, code: 'payload_too_large' },
+  { group: 'Size', kind: 'a chunked body over the limit', send: (t) => raw(t, [`POST ${t.root}/resources/contexts/employees/subjects HTTP/1.1`, 'Host: x', `Cookie: ${t.admin}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked', 'Connection: close'], chunked(2 * 1024 * 1024)), status: 413, code: 'payload_too_large' },
   // Parameters
   { group: 'Parameters', kind: 'a repeated parameter (quantity twice)', send: (t) => http(`${subjects(t)}?quantity=1&quantity=1000000`, { headers: { cookie: t.admin } }), status: 400 },
   { group: 'Parameters', kind: 'conflicting isAllowed values', send: (t) => http(`${subjects(t)}/bob?isAllowed=READ&ISALLOWED=DELETE`, { method: 'DELETE', headers: { cookie: t.admin } }), status: 400, code: 'invalid_operation' },
@@ -252,4 +259,8 @@ export const CORE_CASES: HostileCase[] = [
   { group: 'SOAP', kind: 'an operation in a foreign namespace', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE.replace(SOAP_NS, 'urn:svc:soap:v2'))), status: 400, code: 'invalid_request' },
   { group: 'SOAP', kind: 'an envelope over body.limit', send: (t) => soapCall(t, soapEnvelope(soapCreate('x'.repeat(2_000_000)))), status: 413, code: 'payload_too_large' },
   { group: 'SOAP', kind: 'a form post to the service (415)', send: (t) => soapCall(t, `x=${encodeURIComponent(soapEnvelope(SOAP_DELETE))}`, 'application/x-www-form-urlencoded'), status: 415, code: 'unsupported_media_type' },
+  // Issue 24: these were 500 soap:Server with a stack in the log, where REST answered 413, 415 and 400.
+  { group: 'SOAP', kind: 'a chunked envelope over body.limit', send: (t) => raw(t, [`POST ${t.root}/services/SubjectService HTTP/1.1`, 'Host: x', `Cookie: ${t.admin}`, 'Content-Type: text/xml; charset=utf-8', 'Transfer-Encoding: chunked', 'Connection: close'], chunked(2 * 1024 * 1024)), status: 413, check: (o) => expect(o.body).toMatch(/soap:Client[\s\S]*payload_too_large/) },
+  { group: 'SOAP', kind: 'an envelope with Content-Encoding: zstd', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE), undefined, { 'content-encoding': 'zstd' }), status: 415, code: 'unsupported_media_type' },
+  { group: 'SOAP', kind: 'an envelope marked deflate that is not', send: (t) => soapCall(t, soapEnvelope(SOAP_DELETE), undefined, { 'content-encoding': 'deflate' }), status: 400, code: 'malformed_body' },
 ];

@@ -5,6 +5,7 @@
  *   and discards the rest before it closes;
  * - a path whose percent-escapes do not decode is 400, never a 500 with a URIError in the log.
  */
+import { connect } from 'node:net';
 import type { RunningGateway } from '../../gateway/src/index';
 import { signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
 import { sessionCookies } from '../authorization/helpers';
@@ -90,15 +91,95 @@ describe('a 5 MiB body is answered 413, 20 times in 20', () => {
     let sent = 0;
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
-        // Without an answer, this body would never end.
+        if (sent >= 20 * 1024 * 1024) return controller.close();
         sent += 64 * 1024;
         controller.enqueue(new Uint8Array(64 * 1024).fill(0x20));
       },
     });
     const answer = await fetch(`${core.baseUrl}/resources/contexts/employees/subjects`, { method: 'POST', headers: { cookie: admin, 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const sentWhenAnswered = sent;
     expect(answer.status).toBe(413);
     expect(((await answer.json()) as { code: string }).code).toBe('payload_too_large');
-    expect(sent).toBeLessThan(6 * 1024 * 1024);
+    expect(sentWhenAnswered).toBeLessThan(6 * 1024 * 1024);
+  });
+});
+
+/**
+ * One raw connection: the request's head announcing `length` body bytes, then the answer read
+ * before any body byte is sent; then the body, written in 64 KiB pieces for as long as the
+ * connection takes them; then, if it is still open, `GET /health` on the same connection.
+ */
+async function refusedThenSent(origin: string, head: string[], length: number): Promise<{ status: number; written: number; closed: boolean; next?: number }> {
+  const { hostname, port } = new URL(origin);
+  const socket = connect({ host: hostname, port: Number(port) });
+  let received = '';
+  let closed = false;
+  socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+  socket.on('close', () => (closed = true));
+  socket.on('error', () => (closed = true));
+  const answered = (count: number) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (closed || received.split('HTTP/1.1 ').length > count) return resolve();
+        socket.once('data', check);
+        socket.once('close', check);
+      };
+      check();
+    });
+  socket.write([...head, `Content-Length: ${length}`, '', ''].join('\r\n'));
+  await answered(1);
+  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
+  const piece = Buffer.alloc(64 * 1024, 0x20);
+  let written = 0;
+  while (written < length && !closed) {
+    const ok = await new Promise<boolean>((resolve) => socket.write(piece.subarray(0, Math.min(piece.length, length - written)), (error) => resolve(!error)));
+    if (!ok) break;
+    written += Math.min(piece.length, length - written);
+  }
+  let next: number | undefined;
+  if (!closed) {
+    socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    await answered(2);
+    next = Number(/HTTP\/1\.1 (\d{3})/.exec(received.slice(received.indexOf('HTTP/1.1 ', 1)))?.[1] ?? 0) || undefined;
+  }
+  socket.destroy();
+  return { status, written, closed, next };
+}
+
+describe('after a 413 the rest of the body is read and discarded, up to 5× the limit', () => {
+  const MIB = 1024 * 1024;
+  const heads: [string, () => Promise<{ origin: string; head: string[] }>][] = [
+    ['the core', async () => ({ origin: core.url, head: ['POST /svc/resources/contexts/employees/subjects HTTP/1.1', 'Host: x', `Cookie: ${admin}`, 'Content-Type: application/json'] })],
+    [
+      'the gateway',
+      async () => {
+        const path = '/gw/api/contexts/employees/subjects';
+        const assertion = signPrincipalAssertion({ portalId: PORTAL, secret: PORTAL_SECRET, user: employee('alice'), visitor: 'raw-body', address: null, method: 'POST', pathAndQuery: path });
+        return { origin: gateway.url, head: [`POST ${path} HTTP/1.1`, 'Host: x', `X-Svc-Principal: ${assertion}`, 'Content-Type: application/json'] };
+      },
+    ],
+    [
+      'the portal',
+      async () => {
+        const browser = new Browser(portal);
+        const page = await browser.get('/portal/page/home');
+        const cookie = [...browser.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+        return { origin: portal.url, head: [`POST ${attributeOf(page.text, 'svc_a_form', 'action')!} HTTP/1.1`, 'Host: x', `Cookie: ${cookie}`, `Origin: ${portal.url}`, 'Content-Type: application/x-www-form-urlencoded'] };
+      },
+    ],
+  ];
+
+  test.each(heads)('%s: a client that goes on sending 3 MiB reads the 413, and its connection then serves the next request', async (_process, request) => {
+    const { origin, head } = await request();
+    expect(await refusedThenSent(origin, head, 3 * MIB)).toEqual({ status: 413, written: 3 * MIB, closed: false, next: 200 });
+  });
+
+  test.each(heads)('%s: a client that goes on sending past 5× the limit has its connection closed', async (_process, request) => {
+    const { origin, head } = await request();
+    const outcome = await refusedThenSent(origin, head, 200 * MIB);
+    expect({ status: outcome.status, closed: outcome.closed }).toEqual({ status: 413, closed: true });
+    // What the client handed to its kernel: 5 MiB read by the server, the rest in socket buffers.
+    expect(outcome.written).toBeLessThan(100 * MIB);
   });
 });
 

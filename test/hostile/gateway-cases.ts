@@ -89,6 +89,7 @@ export const GATEWAY_CASES: GatewayCase[] = [
   // Paths and parameters
   { group: 'Gateway paths', kind: 'dot segments out of /api', send: (t) => withAssertion(t, sign('GET', '/gw/api/../../svc/config'), '/gw/api/../../svc/config'), status: [401, 404], reachesCore: false },
   { group: 'Gateway paths', kind: 'encoded dot segments out of /api', send: (t) => withAssertion(t, sign('GET', '/gw/api/%2e%2e/%2e%2e/svc/config'), '/gw/api/%2e%2e/%2e%2e/svc/config'), status: [400, 404], reachesCore: false },
+  { group: 'Gateway paths', kind: 'a malformed percent-escape (%E0%A4%A) in the path', send: (t) => withAssertion(t, sign('GET', '/gw/api/contexts/employees/subjects/%E0%A4%A'), '/gw/api/contexts/employees/subjects/%E0%A4%A'), status: 400, code: 'invalid_request', reachesCore: false },
   { group: 'Gateway paths', kind: 'the core\'s login page through the gateway', send: (t) => withAssertion(t, sign('GET', '/gw/login'), '/gw/login'), status: 404, reachesCore: false },
   {
     group: 'Gateway paths',
