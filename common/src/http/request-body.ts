@@ -47,7 +47,8 @@ export function readRequestBody(req: IncomingMessage, res: ServerResponse, limit
     try {
       decoder = decoderOf(encoding);
     } catch (error) {
-      return Promise.reject(error);
+      discardRestOfBody(req, res, 0, limit);
+      return Promise.reject(error as Error);
     }
   }
   return new Promise((resolve, reject) => {
