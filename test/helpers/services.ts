@@ -48,6 +48,29 @@ export function chromiumRequirement(path = CHROMIUM_PATH): Requirement {
   }
 }
 
+/** Debian's xmllint (libxml2-utils): an XML Schema validator that is not ours, for what svc writes. */
+export const XMLLINT_PATH = '/usr/bin/xmllint';
+
+/** xmllint as a requirement: there when its executable is. */
+export function xmllintRequirement(path = XMLLINT_PATH): Requirement {
+  try {
+    accessSync(path, constants.X_OK);
+    return { name: 'xmllint', url: path, reachable: true, kind: 'program' };
+  } catch {
+    return { name: 'xmllint', url: path, reachable: false, reason: 'apt-get install -y libxml2-utils', kind: 'program' };
+  }
+}
+
+/**
+ * Validates `xml` against the XML Schema at `schemaPath` with xmllint: undefined when it is valid,
+ * else xmllint's complaint (for the test's message).
+ */
+export function xmllintInvalidity(xml: string, schemaPath: string, path = XMLLINT_PATH): string | undefined {
+  const run = spawnSync(path, ['--noout', '--nonet', '--schema', schemaPath, '-'], { input: xml, encoding: 'utf8' });
+  if (run.status === 0) return undefined;
+  return `${run.stderr || run.stdout || `exit ${String(run.status)}`}\n--- document ---\n${xml}`;
+}
+
 /** The Redis the suites use: redis://127.0.0.1:6379, or SVC_TEST_REDIS_URL. */
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

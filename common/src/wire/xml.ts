@@ -164,25 +164,31 @@ export function parseXml(text: string): WireDocument {
   return fromParsed(parsed as Parsed, '') as WireDocument;
 }
 
-function toBuildable(value: WireValue): unknown {
-  if (value === null) return { '@nil': 'true' };
-  if (Array.isArray(value)) return { value: value.map((v) => toBuildable(v)) };
+/** How `null` is written: REST's `nil="true"`, or XML Schema's `xsi:nil="true"` (SOAP, whose WSDL declares nillable elements). */
+export type NilForm = 'nil' | 'xsi:nil';
+
+function toBuildable(value: WireValue, nil: NilForm): unknown {
+  if (value === null) return { [`@${nil}`]: 'true' };
+  if (Array.isArray(value)) return { value: value.map((v) => toBuildable(v, nil)) };
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
       // Keys come from our own response shapes and stored attribute names, which the definition
       // restricts; a name XML cannot carry is a programming error, not user input.
       if (!NAME.test(key)) throw new TypeError(`not an XML element name: ${key}`);
-      out[key] = toBuildable(v);
+      out[key] = toBuildable(v, nil);
     }
     return out;
   }
   return String(value);
 }
 
-/** Serialises a document's members as XML elements, without a declaration (for embedding: SOAP). */
-export function toXmlFragment(doc: WireDocument): string {
-  return builder.build(toBuildable(doc)) as string;
+/**
+ * Serialises a document's members as XML elements, without a declaration (for embedding: SOAP).
+ * With `xsi:nil`, the caller declares the `xsi` prefix on an enclosing element.
+ */
+export function toXmlFragment(doc: WireDocument, nil: NilForm = 'nil'): string {
+  return builder.build(toBuildable(doc, nil)) as string;
 }
 
 /** Serialises a response document (one root key) to XML. */

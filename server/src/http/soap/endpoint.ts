@@ -37,10 +37,20 @@ function send(res: Response, status: number, contentType: string, body: string, 
   res.end(body);
 }
 
-/** The service's own URL for the WSDL's address: the Host the client used, when it is a plain host. */
+/**
+ * The service's own URL for the WSDL's address: as the client reached it. Behind a proxy in
+ * `trustProxy` (SPEC 1), its `X-Forwarded-Proto` and `X-Forwarded-Host` (the first of each list, read
+ * by express's `trust proxy`, which app.ts sets from the same list) name the scheme and host the
+ * client used, so a TLS-terminating proxy's clients are sent to `https://` and not past the proxy;
+ * from any other peer these headers are ignored. A host that is not a plain host[:port] (or a
+ * scheme other than http/https) is not echoed into the WSDL: the direct one is used instead.
+ */
 function serviceUrl(core: Core, req: Request): string {
-  const host = req.headers.host && HOST.test(req.headers.host) ? req.headers.host : `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? ''}`;
-  const scheme = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const direct = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
+  const forwardedScheme = req.protocol; // the socket's own scheme unless a trusted peer forwarded one
+  const scheme = forwardedScheme === 'http' || forwardedScheme === 'https' ? forwardedScheme : direct;
+  const candidates = [req.host, req.headers.host];
+  const host = candidates.find((h): h is string => typeof h === 'string' && HOST.test(h)) ?? `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? ''}`;
   return `${scheme}://${host}${core.config.server.contextRoot}${SERVICE_PATH}`;
 }
 

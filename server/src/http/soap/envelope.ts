@@ -115,7 +115,12 @@ export function envelope(version: SoapVersion, bodyXml: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="${version.envelopeNs}"><soap:Body>${bodyXml}</soap:Body></soap:Envelope>`;
 }
 
-/** `<name xmlns="urn:svc:soap:v1">members</name>`: an operation's response or a fault's detail. */
+/**
+ * `<name xmlns="urn:svc:soap:v1">members</name>`: an operation's response or a fault's detail. A null
+ * member (an anonymous session's principal) is `xsi:nil="true"`, as the WSDL's nillable elements say:
+ * schema validators and SOAP stacks (zeep, JAX-WS) read REST's bare `nil="true"` as an element with
+ * an unknown attribute, not as null.
+ */
 export function svcElement(name: string, members: WireDocument): string {
-  return `<${name} xmlns="${SVC_NS}">${toXmlFragment(members)}</${name}>`;
+  return `<${name} xmlns="${SVC_NS}" xmlns:xsi="${XSI_NS}">${toXmlFragment(members, 'xsi:nil')}</${name}>`;
 }
