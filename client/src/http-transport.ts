@@ -5,6 +5,7 @@
  */
 import { Agent, request } from 'undici';
 import { MEDIA, formatOfContentType } from '../../common/src/wire/media';
+import { readProblemXml } from '../../common/src/wire/problem-xml';
 import { parseXml, toXml, type WireDocument } from '../../common/src/wire/xml';
 import { clientFailure } from './errors';
 
@@ -128,10 +129,14 @@ export class HttpTransport {
   }
 }
 
+const isProblemXml = (contentType: string | undefined) => (contentType ?? '').split(';')[0].trim().toLowerCase() === MEDIA.problemXml;
+
 function decodeBody(text: string, contentType: string | undefined, status: number): WireDocument | undefined {
   if (text.trim() === '') return undefined;
   const format = formatOfContentType(contentType);
   try {
+    // A problem in RFC 9457's XML format, or in the REST mapping servers before it answered.
+    if (format === 'xml' && isProblemXml(contentType)) return readProblemXml(text);
     if (format === 'xml') return parseXml(text);
     if (format === 'json') return JSON.parse(text) as WireDocument;
   } catch (error) {

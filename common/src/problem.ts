@@ -1,5 +1,4 @@
 import { InvalidRequest, MalformedBody, PayloadTooLarge, SvcError, UnsupportedMediaType } from './errors';
-import type { WireDocument } from './wire/xml';
 
 export interface ProblemDetails {
   type: string;
@@ -64,9 +63,4 @@ export function problemDetails(thrown: unknown, instance?: string): ProblemAnswe
     headers: {},
     body: { type: 'urn:svc:problem:internal_error', title: 'Internal server error', status: 500, code: 'internal_error' },
   };
-}
-
-/** The XML form of a problem: the root element is `problem`, members mirror the JSON. */
-export function problemDocument(problem: ProblemDetails): WireDocument {
-  return { problem: JSON.parse(JSON.stringify(problem)) };
 }

@@ -1,12 +1,12 @@
 import type { Response } from 'express';
 import { problemDetails } from '../../common/src/problem';
 import { formatOfContentType } from '../../common/src/wire/media';
+import { problemXml } from '../../common/src/wire/problem-xml';
 import { toXml, type WireDocument } from '../../common/src/wire/xml';
-import { problemDocument } from '../../common/src/problem';
 
 /**
  * The gateway's one place where an error becomes an answer: RFC 9457 problem details through the
- * shared `problemDetails()`, JSON unless the portal asked for XML.
+ * shared `problemDetails()`, JSON unless the portal asked for XML (then RFC 9457's XML format).
  */
 export function sendProblem(res: Response, error: unknown, accept?: string): void {
   if (res.headersSent) {
@@ -16,7 +16,7 @@ export function sendProblem(res: Response, error: unknown, accept?: string): voi
   const { status, headers, body } = problemDetails(error);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.status(status);
-  if (prefersXml(accept)) res.type('application/problem+xml').send(toXml(problemDocument(body) as WireDocument));
+  if (prefersXml(accept)) res.type('application/problem+xml').send(problemXml(body));
   else res.type('application/problem+json').send(JSON.stringify(body));
 }
 

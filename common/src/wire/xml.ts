@@ -1,6 +1,6 @@
 import { XMLBuilder, XMLParser, XMLValidator, type X2jOptions } from 'fast-xml-parser';
 import { MalformedBody } from '../errors';
-import { FORBIDDEN_NAMES, MAX_DEPTH } from './json';
+import { breakDescription, FORBIDDEN_NAMES, MAX_DEPTH } from './json';
 
 /**
  * SPEC section 3's XML mapping, the same in both directions: the top-level key is the root element,
@@ -143,7 +143,11 @@ export function guardXml(text: string): void {
   if (FORBIDDEN.test(text)) throw new MalformedBody('XML with a DOCTYPE, entity declarations or processing instructions is not accepted');
   const valid = XMLValidator.validate(text, { allowBooleanAttributes: false });
   if (valid !== true) {
-    throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col}`);
+    // Elements still open when the text ends: the validator points at the first one's start tag
+    // (line 1, column 1 for a cut-off document), but the body breaks where it ends.
+    const endsEarly = valid.err.code === 'InvalidXml' ? /^Invalid '\[/.test(valid.err.msg) : valid.err.code === 'InvalidTag' && /^Unclosed tag/.test(valid.err.msg);
+    if (endsEarly) throw new MalformedBody(breakDescription('XML', text, text.length));
+    throw new MalformedBody(`malformed XML at line ${valid.err.line}, column ${valid.err.col ?? 1}`);
   }
 }
 

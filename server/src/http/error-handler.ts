@@ -46,7 +46,7 @@ export function sendProblem(req: Request, res: Response, error: unknown): void {
   }
   const { status, headers, body } = problemDetails(error);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  sendDocument(req, res, status, body as unknown as WireDocument, { xmlRoot: 'problem', problem: true });
+  sendDocument(req, res, status, body as unknown as WireDocument, { problem: true });
 }
 
 /** Any error of a request, wherever it was thrown: logged when it is ours to fix, answered as a problem. */

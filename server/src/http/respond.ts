@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { NotAcceptable } from '../../../common/src/errors';
 import { MEDIA, type WireFormat } from '../../../common/src/wire/media';
+import { problemXml } from '../../../common/src/wire/problem-xml';
 import { toXml, type WireDocument } from '../../../common/src/wire/xml';
 
 /** JSON unless the client asks for XML; `*\/*` or no Accept means JSON; anything else is 406. */
@@ -18,9 +19,10 @@ export function responseFormat(req: Request): WireFormat {
 export interface SendOptions {
   /**
    * The XML root element for bodies whose JSON has several top-level members (search results,
-   * check decisions, problems); without it the body's single member is the root (`subject`).
+   * check decisions); without it the body's single member is the root (`subject`).
    */
   xmlRoot?: string;
+  /** A problem: `application/problem+*`, and in XML RFC 9457's format (problem-xml.ts), not the REST mapping. */
   problem?: boolean;
 }
 
@@ -49,7 +51,7 @@ export function sendDocument(req: Request, res: Response, status: number, body: 
     return;
   }
   const xml = format === 'xml';
-  const text = xml ? toXml(options.xmlRoot ? { [options.xmlRoot]: body } : body) : JSON.stringify(body);
+  const text = !xml ? JSON.stringify(body) : options.problem ? problemXml(body) : toXml(options.xmlRoot ? { [options.xmlRoot]: body } : body);
   res.setHeader('Content-Type', options.problem ? (xml ? CONTENT_TYPE.problemXml : CONTENT_TYPE.problemJson) : xml ? CONTENT_TYPE.xml : CONTENT_TYPE.json);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
