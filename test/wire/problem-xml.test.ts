@@ -5,6 +5,7 @@
  * format and svc's earlier one; and a body that breaks is reported where it breaks.
  */
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type { RunningGateway } from '../../gateway/src/index';
 import { SvcClientError } from '../../client/src/errors';
 import { Connection } from '../../client/src/index';
@@ -36,6 +37,15 @@ const malformedDetail = (parse: () => unknown): string => {
   throw new Error('parsed');
 };
 
+const isDocument = (text: string) => {
+  try {
+    parseJson(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 describe('where a body breaks', () => {
   test.each([
     ['a JSON body cut off inside a member name', '{"subject":{"uniqueId":"x","attr', 'the body ends at line 1, column 33 (character 32)'],
@@ -47,6 +57,17 @@ describe('where a body breaks', () => {
     const detail = malformedDetail(parse);
     expect(detail).toContain(where);
     expect(detail).toMatch(/cut off/);
+  });
+
+  test('any JSON document cut off anywhere is reported as ending where it was cut (property)', () => {
+    const documents = fc.dictionary(fc.string({ maxLength: 6 }), fc.jsonValue({ maxDepth: 4 }), { minKeys: 1, maxKeys: 4 }).map((d) => JSON.stringify(d));
+    fc.assert(
+      fc.property(documents.filter((text) => isDocument(text)), fc.nat(), (text, cut) => {
+        const at = 1 + (cut % (text.length - 1));
+        expect(malformedDetail(() => parseJson(text.slice(0, at)))).toContain(`(character ${at}) before the document is complete`);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test.each([
