@@ -60,6 +60,8 @@ export class InvalidOperation extends make(400, 'invalid_operation', 'Operation 
 export class WeakPassword extends make(400, 'weak_password', 'Password does not meet the policy') {}
 export class AuthenticationRequired extends make(401, 'authentication_required', 'Authentication required') {}
 export class SessionExpired extends make(401, 'session_expired', 'Session expired') {}
+/** A session ended by its subject's password change or reset, disable or delete (SPEC section 4): log in again, never renew. */
+export class SessionRevoked extends make(401, 'session_revoked', 'Session revoked') {}
 export class LoginFailed extends make(401, 'login_failed', 'Login failed') {}
 export class InvalidClient extends make(401, 'invalid_client', 'Client validation failed') {}
 export class InvalidAssertion extends make(401, 'invalid_assertion', 'Invalid principal assertion') {}

@@ -100,6 +100,7 @@ export class Core {
       idleSeconds: config.global['session.idle'],
       absoluteSeconds: config.global['session.absolute'],
       now: this.now,
+      maxSessionsPerPrincipal: () => this.config.global['auth.maxSessionsPerPrincipal'],
     });
     this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }));
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
@@ -215,8 +216,10 @@ export class Core {
   }
 
   /**
-   * Ends a subject's sessions (SPEC section 4, "Lifetimes": disabled, deleted, password changed),
-   * except the caller's own when it changed its own password.
+   * Revokes a subject's sessions (SPEC section 4, "Lifetimes": disabled, deleted, password changed or
+   * reset), except the caller's own when it changed its own password. They end in the session store,
+   * so on every core sharing it at once, and their ids answer `session_revoked` until they would have
+   * expired.
    */
   async endSubjectSessions(contextId: string, uniqueId: string, reason: string, exceptCookieValue?: string): Promise<void> {
     const ended = await this.sessions.endForPrincipal(contextId, uniqueId, exceptCookieValue);

@@ -112,6 +112,45 @@ export function storeBehaviour(harness: StoreHarness): void {
     await expect(store.deleteByPrincipal('nobody', 'here')).resolves.toBe(0);
   });
 
+  it('a principal at maxPerPrincipal: a new session ends its oldest (by created), not another principal\'s (SPEC 4)', async () => {
+    const store = make();
+    const jdoe = { uniqueId: 'jdoe', contextId: 'people' };
+    // Put out of creation order: the oldest is the one created first, not the one stored first.
+    await store.put(key(1), record({ created: 3_000 }, jdoe), 600, 3);
+    await store.put(key(2), record({ created: 1_000 }, jdoe), 600, 3);
+    await store.put(key(3), record({ created: 2_000 }, jdoe), 600, 3);
+    await store.put(key(9), record({ created: 500 }, { uniqueId: 'other', contextId: 'people' }), 600, 3);
+    await store.put(key(4), record({ created: 4_000 }, jdoe), 600, 3);
+    await expect(store.get(key(2))).resolves.toBeUndefined();
+    for (const n of [1, 3, 4, 9]) await expect(store.get(key(n))).resolves.toBeDefined();
+    // A replaced record is not new: nothing more ends. Without the bound, nothing ends at all.
+    await store.put(key(4), record({ created: 4_000 }, jdoe), 600, 3);
+    await store.put(key(5), record({ created: 5_000 }, jdoe), 600);
+    for (const n of [1, 3, 4, 5]) await expect(store.get(key(n))).resolves.toBeDefined();
+    await store.put(key(6), record({ created: 6_000 }, jdoe), 600, 2);
+    for (const n of [1, 3, 4]) await expect(store.get(key(n))).resolves.toBeUndefined();
+    for (const n of [5, 6, 9]) await expect(store.get(key(n))).resolves.toBeDefined();
+    await expect(store.size()).resolves.toBe(3);
+    await expect(store.deleteByPrincipal('people', 'jdoe')).resolves.toBe(2);
+  });
+
+  it('revokes what deleteByPrincipal ends when asked, for as long as asked, and nothing else', async () => {
+    const store = make();
+    const jdoe = { uniqueId: 'jdoe', contextId: 'people' };
+    for (const n of [1, 2, 3]) await store.put(key(n), record({ created: n * 1_000 }, jdoe), 600);
+    const asked: number[] = [];
+    await expect(store.deleteByPrincipal('people', 'jdoe', key(2), (r) => (asked.push(r.created), 60_000))).resolves.toBe(2);
+    expect(asked.sort()).toEqual([1_000, 3_000]);
+    await expect(store.isRevoked(key(1))).resolves.toBe(true);
+    await expect(store.isRevoked(key(3))).resolves.toBe(true);
+    await expect(store.isRevoked(key(2))).resolves.toBe(false);
+    await expect(store.get(key(2))).resolves.toBeDefined();
+    await expect(store.isRevoked(key(7))).resolves.toBe(false);
+    // Without revokeFor, an end is only an end.
+    await expect(store.deleteByPrincipal('people', 'jdoe')).resolves.toBe(1);
+    await expect(store.isRevoked(key(2))).resolves.toBe(false);
+  });
+
   it('keeps principals whose ids contain separators apart', async () => {
     const store = make();
     await store.put(key(1), record({}, { contextId: 'a:b', uniqueId: 'c' }), 600);
@@ -216,6 +255,16 @@ export function storeBehaviour(harness: StoreHarness): void {
       // Expired records are not reported as deleted.
       clock.advance(60_000);
       await expect(store.deleteByPrincipal('people', 'jdoe')).resolves.toBe(0);
+    });
+
+    it('forgets a revocation when its time is up', async () => {
+      const store = make();
+      await store.put(key(1), record(), 600);
+      await store.deleteByPrincipal('people', 'jdoe', undefined, () => 120_000);
+      clock.advance(119_999);
+      await expect(store.isRevoked(key(1))).resolves.toBe(true);
+      clock.advance(1);
+      await expect(store.isRevoked(key(1))).resolves.toBe(false);
     });
 
     it('update extends the TTL', async () => {

@@ -29,6 +29,7 @@ export const DEFAULT_GLOBAL: GlobalConfig = {
   'session.idle': 30 * 60,
   'session.absolute': 12 * 60 * 60,
   'session.maxSessions': 100_000,
+  'auth.maxSessionsPerPrincipal': 50,
   'cookie.secure': 'auto',
   'authz.denyStatus': 401,
   'lockout.window': 15 * 60,

@@ -87,6 +87,8 @@ export interface GlobalConfig {
   'session.idle': number;
   'session.absolute': number;
   'session.maxSessions': number;
+  /** USER sessions one principal may hold; a new login past it ends that principal's oldest (SPEC section 4). */
+  'auth.maxSessionsPerPrincipal': number;
   'cookie.secure': 'auto' | 'always' | 'never';
   'authz.denyStatus': 401 | 403;
   'lockout.window': number;

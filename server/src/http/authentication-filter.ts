@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AuthenticationRequired } from '../../../common/src/errors';
+import { AuthenticationRequired, SessionRevoked } from '../../../common/src/errors';
 import { Credentials } from '../authenticators/authenticator';
 import type { Core } from '../core';
 import type { Session } from '../sessions/session';
@@ -91,6 +91,8 @@ export async function authenticate(core: Core, req: Request, res: Response, path
       req.svc.issueCookie = refreshed.cookieValue;
       req.svc.cookieValue = refreshed.cookieValue;
     }
+  } else if (resolved.revoked && !isNotEnforced(req.method, path)) {
+    return refuseRevoked(core, req, res);
   } else {
     req.svc.sessionExpired = resolved.presentedInvalid;
     req.svc.cookieValue = undefined;
@@ -121,6 +123,24 @@ export async function authenticate(core: Core, req: Request, res: Response, path
   }
   if (req.svc.issueCookie) setSessionCookie(core, req, res, req.svc.issueCookie);
   return true;
+}
+
+/**
+ * A revoked session (its subject's password changed, or it was disabled or deleted: SPEC section 4)
+ * is never replaced by step 5's new session, which would hide why it ended: a program gets 401
+ * `session_revoked`, a browser the login page. The not-enforced URIs (the login itself) serve it as
+ * they serve anyone.
+ */
+function refuseRevoked(core: Core, req: Request, res: Response): false {
+  const loginUrl = `${core.config.server.contextRoot}/login`;
+  if (wantsPage(req)) {
+    res.redirect(302, `${loginUrl}?goto=${encodeURIComponent(req.originalUrl)}`);
+    return false;
+  }
+  throw new SessionRevoked('this session was ended by a change to its subject (password, disable or delete); log in again', {
+    headers: { 'WWW-Authenticate': 'SvcSession realm="svc", error="session_revoked"' },
+    extensions: { login: loginUrl },
+  });
 }
 
 /** authenticate() as express middleware, for the routes express serves under the context root. */

@@ -83,6 +83,8 @@ export class MemorySessionStore implements SessionStore {
   readonly #byPrincipal = new Map<string, string | Set<string>>();
   /** nonce key → expiry (ms). */
   readonly #nonces = new Map<string, number>();
+  /** Revoked session key → until when it is remembered (ms), oldest revocation first. */
+  readonly #revoked = new Map<string, number>();
   /** Lower bounds of every held expiry: before them, a sweep cannot free anything. */
   #earliestSession = Number.POSITIVE_INFINITY;
   #earliestNonce = Number.POSITIVE_INFINITY;
@@ -104,10 +106,11 @@ export class MemorySessionStore implements SessionStore {
     return this.#live(key, this.#now())?.toRecord();
   }
 
-  async put(key: string, record: SessionRecord, ttlSeconds: number): Promise<void> {
+  async put(key: string, record: SessionRecord, ttlSeconds: number, maxPerPrincipal?: number): Promise<void> {
     const ttl = ttlMillis(ttlSeconds);
     const now = this.#now();
     const existing = this.#live(key, now);
+    if (!existing && maxPerPrincipal !== undefined && record.principal) this.#makeRoomFor(record.principal, positiveInteger(maxPerPrincipal, 'put: maxPerPrincipal'), now);
     if (!existing && this.#sessions.size >= this.#maxSessions) {
       if (now >= this.#earliestSession) this.#sweepSessions(now);
       if (this.#sessions.size >= this.#maxSessions) throw storeFull('session', this.#earliestSession - now);
@@ -131,20 +134,27 @@ export class MemorySessionStore implements SessionStore {
     return entry.expires > this.#now();
   }
 
-  async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string): Promise<number> {
-    const indexed = this.#byPrincipal.get(principalKey({ contextId, uniqueId }));
-    if (indexed === undefined) return 0;
-    const keys = typeof indexed === 'string' ? [indexed] : [...indexed];
+  async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string, revokeFor?: (record: SessionRecord) => number): Promise<number> {
     const now = this.#now();
     let removed = 0;
-    for (const key of keys) {
+    for (const key of this.#keysOf({ contextId, uniqueId })) {
       if (key === exceptKey) continue;
       const entry = this.#sessions.get(key);
       if (!entry) continue;
       this.#remove(key, entry);
-      if (entry.expires > now) removed++;
+      if (entry.expires <= now) continue;
+      removed++;
+      if (revokeFor) this.#revoke(key, now + revokeFor(entry.toRecord()), now);
     }
     return removed;
+  }
+
+  async isRevoked(key: string): Promise<boolean> {
+    const until = this.#revoked.get(key);
+    if (until === undefined) return false;
+    if (until > this.#now()) return true;
+    this.#revoked.delete(key);
+    return false;
   }
 
   async deleteByHandle(handle: string): Promise<boolean> {
@@ -195,16 +205,49 @@ export class MemorySessionStore implements SessionStore {
     this.#timer = undefined;
   }
 
-  /** Drops every expired session and nonce now (the timer calls this; so may tests). */
+  /** Drops every expired session, nonce and revocation now (the timer calls this; so may tests). */
   sweep(): void {
     const now = this.#now();
     this.#sweepSessions(now);
     this.#sweepNonces(now);
+    for (const [key, until] of this.#revoked) if (until <= now) this.#revoked.delete(key);
   }
 
   /** What is held, expired-but-unswept entries included (metrics and tests). */
   stats(): { sessions: number; principals: number; nonces: number } {
     return { sessions: this.#sessions.size, principals: this.#byPrincipal.size, nonces: this.#nonces.size };
+  }
+
+  #keysOf(principal: Principal): string[] {
+    const indexed = this.#byPrincipal.get(principalKey(principal));
+    return indexed === undefined ? [] : typeof indexed === 'string' ? [indexed] : [...indexed];
+  }
+
+  /** Ends the principal's oldest live sessions until it holds fewer than `max` (a new one is coming). */
+  #makeRoomFor(principal: Principal, max: number, now: number): void {
+    const live: Array<[string, Entry]> = [];
+    for (const key of this.#keysOf(principal)) {
+      const entry = this.#live(key, now);
+      if (entry) live.push([key, entry]);
+    }
+    if (live.length < max) return;
+    live.sort((a, b) => a[1].created - b[1].created);
+    for (const [key, entry] of live.slice(0, live.length - max + 1)) this.#remove(key, entry);
+  }
+
+  /**
+   * Remembers `key` as revoked until `until`. Bounded like the sessions: when as many revocations as
+   * sessions are held, expired ones go first, then the oldest revocation (that session then answers as
+   * merely ended, `session_expired`, which still lets nobody in).
+   */
+  #revoke(key: string, until: number, now: number): void {
+    if (until <= now) return;
+    this.#revoked.delete(key);
+    if (this.#revoked.size >= this.#maxSessions) {
+      for (const [held, heldUntil] of this.#revoked) if (heldUntil <= now) this.#revoked.delete(held);
+      while (this.#revoked.size >= this.#maxSessions) this.#revoked.delete(this.#revoked.keys().next().value as string);
+    }
+    this.#revoked.set(key, until);
   }
 
   /** The entry under `key` if live; an expired one is dropped on the way. */

@@ -6,6 +6,8 @@
  *   s:<key>                     the session record (JSON), PX = its TTL
  *   h:<handle>                  the session's key, PX = the session's TTL (endByHandle in O(1))
  *   p:<ctx>:<uid>               Set of the principal's session keys (ids URI-encoded), PX = its longest TTL
+ *   r:<key>                     `1`: a session revoked by its subject's password change, disable or delete,
+ *                               PX = until the session's absolute expiry (answered `session_revoked`)
  *   sessions                    sorted set key → expiry (Redis time, ms): counts live sessions for the bound
  *   n:<nonce key>               `1`, SET NX PX (the replay cache)
  *   nonces                      sorted set nonce key → expiry: counts live nonces for the bound
@@ -81,14 +83,49 @@ if first[2] then wait = tonumber(first[2]) - now end
 return {-1, wait}`;
 
 /**
+ * A new session of a principal holding ARGV[7] (> 0) live sessions first ends its oldest ones (by the
+ * records' `created`), so that it holds fewer; members whose record expired leave the set on the way.
+ * ARGV[8] is the key prefix (the members' own keys are built from it).
+ */
+const MAKE_ROOM = `if ARGV[6] == '1' and tonumber(ARGV[7]) > 0 then
+  local live = {}
+  for _, member in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+    local value = redis.call('GET', ARGV[8] .. 's:' .. member)
+    if value then
+      local ok, record = pcall(cjson.decode, value)
+      local created, handle = 0, false
+      if ok and type(record) == 'table' then
+        created = tonumber(record.created) or 0
+        if type(record.handle) == 'string' then handle = record.handle end
+      end
+      live[#live + 1] = {member, created, handle}
+    else
+      redis.call('SREM', KEYS[4], member)
+    end
+  end
+  local excess = #live - tonumber(ARGV[7]) + 1
+  if excess > 0 then
+    table.sort(live, function(a, b) return a[2] < b[2] end)
+    for i = 1, excess do
+      redis.call('DEL', ARGV[8] .. 's:' .. live[i][1])
+      redis.call('ZREM', KEYS[2], live[i][1])
+      redis.call('SREM', KEYS[4], live[i][1])
+      if live[i][3] then redis.call('DEL', ARGV[8] .. 'h:' .. live[i][3]) end
+    end
+  end
+end`;
+
+/**
  * KEYS: session, sessions zset, handle key, principal set. ARGV: json, ttl ms, maxSessions, key,
- * mode (`put` | `update`), indexed (`1` | `0`). Returns {1, 0} stored, {0, 0} absent (update), or FULL.
+ * mode (`put` | `update`), indexed (`1` | `0`), maxPerPrincipal (0: none), prefix. Returns {1, 0}
+ * stored, {0, 0} absent (update), or FULL.
  */
 const PUT_SCRIPT = `${NOW}
 local ttl = tonumber(ARGV[2])
 local exists = redis.call('EXISTS', KEYS[1]) == 1
 if not exists then
   if ARGV[5] == 'update' then return {0, 0} end
+  ${MAKE_ROOM}
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
   if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
     ${FULL}
@@ -148,10 +185,11 @@ export class RedisSessionStore implements SessionStore {
     return this.#call(async () => parseRecord(await this.#redis.get(this.#sessionKey(key))));
   }
 
-  async put(key: string, record: SessionRecord, ttlSeconds: number): Promise<void> {
+  async put(key: string, record: SessionRecord, ttlSeconds: number, maxPerPrincipal?: number): Promise<void> {
     const ttl = ttlMillis(ttlSeconds);
+    const max = maxPerPrincipal === undefined ? 0 : positiveInteger(maxPerPrincipal, 'put: maxPerPrincipal');
     return this.#call(async () => {
-      await this.#write('put', key, record, ttl);
+      await this.#write('put', key, record, ttl, max);
     });
   }
 
@@ -164,16 +202,28 @@ export class RedisSessionStore implements SessionStore {
     return this.#call(() => this.#delete(key));
   }
 
-  async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string): Promise<number> {
+  async deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string, revokeFor?: (record: SessionRecord) => number): Promise<number> {
     return this.#call(async () => {
       const index = this.#principalKey({ contextId, uniqueId });
       const keys = (await this.#redis.smembers(index)).filter((key) => key !== exceptKey);
       if (keys.length === 0) return 0;
-      const results = await Promise.all(keys.map((key) => this.#delete(key)));
+      const ended = await Promise.all(keys.map((key) => this.#remove(key)));
       // Members whose session had already expired are dropped from the index too.
       await this.#redis.srem(index, ...keys);
-      return results.filter(Boolean).length;
+      if (revokeFor) {
+        const revocations = this.#redis.multi();
+        ended.forEach(({ deleted, record }, i) => {
+          const ms = deleted && record !== undefined ? Math.ceil(revokeFor(record)) : 0;
+          if (ms > 0) revocations.set(this.#revokedKey(keys[i]), '1', 'PX', ms);
+        });
+        if (revocations.length > 0) await revocations.exec();
+      }
+      return ended.filter(({ deleted }) => deleted).length;
     });
+  }
+
+  async isRevoked(key: string): Promise<boolean> {
+    return this.#call(async () => (await this.#redis.exists(this.#revokedKey(key))) === 1);
   }
 
   async deleteByHandle(handle: string): Promise<boolean> {
@@ -303,7 +353,7 @@ export class RedisSessionStore implements SessionStore {
     }
   }
 
-  async #write(mode: 'put' | 'update', key: string, record: SessionRecord, ttl: number): Promise<boolean> {
+  async #write(mode: 'put' | 'update', key: string, record: SessionRecord, ttl: number, maxPerPrincipal = 0): Promise<boolean> {
     const principal = record.principal;
     const [status, wait] = await this.#redis.svcSessionPut(
       this.#sessionKey(key),
@@ -316,6 +366,8 @@ export class RedisSessionStore implements SessionStore {
       key,
       mode,
       principal ? '1' : '0',
+      maxPerPrincipal,
+      this.#prefix,
     );
     if (status === -1) throw storeFull('session', wait);
     return status === 1;
@@ -323,6 +375,11 @@ export class RedisSessionStore implements SessionStore {
 
   /** Removes a session and its index entries. A record's handle and principal never change. */
   async #delete(key: string): Promise<boolean> {
+    return (await this.#remove(key)).deleted;
+  }
+
+  /** `#delete`, also resolving the record that was there (undefined when it was missing or unreadable). */
+  async #remove(key: string): Promise<{ deleted: boolean; record?: SessionRecord }> {
     const record = parseRecord(await this.#redis.get(this.#sessionKey(key)));
     const multi = this.#redis.multi().del(this.#sessionKey(key)).zrem(this.#zset(), key);
     if (record) {
@@ -333,7 +390,7 @@ export class RedisSessionStore implements SessionStore {
     if (!results) throw new Error('Redis transaction aborted');
     const [error, deleted] = results[0];
     if (error) throw error;
-    return deleted === 1;
+    return { deleted: deleted === 1, record };
   }
 
   async #redisNow(): Promise<number> {
@@ -353,6 +410,10 @@ export class RedisSessionStore implements SessionStore {
 
   #sessionKey(key: string): string {
     return `${this.#prefix}s:${key}`;
+  }
+
+  #revokedKey(key: string): string {
+    return `${this.#prefix}r:${key}`;
   }
 
   #zset(): string {

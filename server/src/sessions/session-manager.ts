@@ -16,7 +16,10 @@
  *   on the server (flows/reset-markers.ts), not by the cookie.
  *
  * Nothing the server did not issue is ever adopted: an unknown, expired, ended, forged or malformed
- * value resolves to `{ presentedInvalid: true }`.
+ * value resolves to `{ presentedInvalid: true }`; one ended by `endForPrincipal` (its subject's
+ * password changed, or it was disabled or deleted) also says `revoked` until its absolute expiry.
+ *
+ * A principal holds at most `maxSessionsPerPrincipal` USER sessions: a new one ends its oldest.
  *
  * Example:
  *   const sessions = new SessionManager({ store, idleSeconds: 1800, absoluteSeconds: 43200 });
@@ -45,6 +48,8 @@ export interface SessionManagerOptions {
    * therefore measured from the last write-back, so a session may idle out up to this much early.
    */
   touchIntervalSeconds?: number;
+  /** USER sessions one principal may hold (read at each login, so a reload applies); default: no limit. */
+  maxSessionsPerPrincipal?: () => number;
 }
 
 export interface CreateSessionInput {
@@ -68,6 +73,8 @@ export interface ResolveResult {
   presentedInvalid: boolean;
   /** A stateless session past half its lifetime: the caller should set `refresh(...).cookieValue`. */
   needsRefresh: boolean;
+  /** The presented session was revoked (SPEC section 4): answer `session_revoked`, make no new session. */
+  revoked?: boolean;
 }
 
 /** A session as the config area lists it: no flow data. */
@@ -128,6 +135,7 @@ export class SessionManager {
   readonly #now: () => number;
   #key: Buffer;
   readonly #touchMs: number;
+  readonly #maxPerPrincipal?: () => number;
 
   constructor(options: SessionManagerOptions) {
     if (!options || typeof options.store !== 'object' || options.store === null) throw new TypeError('SessionManager: store is required');
@@ -142,6 +150,7 @@ export class SessionManager {
     const touch = options.touchIntervalSeconds === undefined ? 60_000 : options.touchIntervalSeconds * 1000;
     if (!Number.isFinite(touch) || touch < 0) throw new TypeError('SessionManager: touchIntervalSeconds must not be negative');
     this.#touchMs = Math.min(touch, this.#idleMs / 10);
+    this.#maxPerPrincipal = options.maxSessionsPerPrincipal;
   }
 
   /**
@@ -179,7 +188,7 @@ export class SessionManager {
 
     const key = storeKeyOf(cookieValue);
     const record = await this.#store.get(key);
-    if (!record) return invalid();
+    if (!record) return (await this.#store.isRevoked(key)) ? { presentedInvalid: true, needsRefresh: false, revoked: true } : invalid();
     if (this.#expired(record, now)) {
       await this.#store.delete(key);
       return invalid();
@@ -211,12 +220,14 @@ export class SessionManager {
   }
 
   /**
-   * Ends every session of the principal except the one of `exceptCookieValue` (disable, delete, password
-   * change); resolves how many ended.
+   * Revokes every session of the principal except the one of `exceptCookieValue` (disable, delete,
+   * password change or reset); resolves how many ended. Each id is remembered as revoked until its
+   * absolute expiry, so it answers `session_revoked` rather than being replaced as a dead one.
    */
   async endForPrincipal(contextId: string, uniqueId: string, exceptCookieValue?: string): Promise<number> {
     const exceptKey = exceptCookieValue !== undefined && STORED_ID.test(exceptCookieValue) ? storeKeyOf(exceptCookieValue) : undefined;
-    return this.#store.deleteByPrincipal(contextId, uniqueId, exceptKey);
+    const now = this.#now();
+    return this.#store.deleteByPrincipal(contextId, uniqueId, exceptKey, (record) => record.created + this.#absoluteMs - now);
   }
 
   /**
@@ -272,7 +283,8 @@ export class SessionManager {
     };
     if (input.message !== undefined) record.message = input.message;
     if (input.data !== undefined) record.data = input.data;
-    await this.#store.put(key, record, this.#ttlSeconds(record, now));
+    const cap = input.type === 'USER' && record.principal ? this.#maxPerPrincipal?.() : undefined;
+    await this.#store.put(key, record, this.#ttlSeconds(record, now), cap);
     return { cookieValue, session: { ...record, stateless: false } };
   }
 

@@ -29,9 +29,11 @@ export interface SessionStore {
 
   /**
    * Stores `record` under `key` for `ttlSeconds` (fractions allowed), replacing any record there.
+   * With `maxPerPrincipal`, a new record of a principal that holds that many live records first ends
+   * the principal's oldest ones (by `created`), so one account cannot fill the store (SPEC section 4).
    * Throws ServiceUnavailable when `key` is new and the store holds `maxSessions` live records.
    */
-  put(key: string, record: SessionRecord, ttlSeconds: number): Promise<void>;
+  put(key: string, record: SessionRecord, ttlSeconds: number, maxPerPrincipal?: number): Promise<void>;
 
   /**
    * Replaces the record under `key` only if one is there (the touch of a live session). Resolves false
@@ -45,9 +47,14 @@ export interface SessionStore {
 
   /**
    * Removes every record of the principal (contextId, uniqueId) except the one under `exceptKey`;
-   * resolves how many were removed.
+   * resolves how many were removed. With `revokeFor`, each removed key is also remembered as revoked
+   * for `revokeFor(record)` milliseconds (until the session's absolute expiry: `isRevoked`), in this
+   * store, so every instance sharing it answers `session_revoked` for it.
    */
-  deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string): Promise<number>;
+  deleteByPrincipal(contextId: string, uniqueId: string, exceptKey?: string, revokeFor?: (record: SessionRecord) => number): Promise<number>;
+
+  /** Whether `key` names a session that `deleteByPrincipal` revoked and whose absolute expiry is still to come. */
+  isRevoked(key: string): Promise<boolean>;
 
   /** Removes the record whose `handle` is `handle` (the config area); resolves whether one was there. */
   deleteByHandle(handle: string): Promise<boolean>;
