@@ -16,6 +16,7 @@
  * never served with a session it cannot look up.
  */
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
+import { SessionRevoked } from '../../common/src/errors';
 import { formatPrincipalName } from '../../common/src/principal-name';
 import type { CoreLogin } from './core-login';
 import { audit, type GatewayMetrics, type Logger } from './observability';
@@ -36,6 +37,12 @@ export interface CoreSessions {
   renew(stale: CoreSession, principal: VerifiedPrincipal): Promise<CoreSession>;
   /** Forgets a session that is known dead without starting another (only if it is still the one held). */
   drop(stale: CoreSession, principal: VerifiedPrincipal): Promise<void>;
+  /**
+   * The core revoked `stale` (`session_revoked`: a password change or reset, a disable or a delete of
+   * the user): it is replaced by a mark, so that for as long as it would have been held, `get` and
+   * `renew` of this portal session throw SessionRevoked instead of logging in again (SPEC section 9).
+   */
+  revoke(stale: CoreSession, principal: VerifiedPrincipal): Promise<void>;
   /**
    * The core set cookies for a session (a visitor's first ANON session, a refresh, a flow's state):
    * keep them as a browser would, unless the session was replaced or forgotten meanwhile.
@@ -61,6 +68,13 @@ export interface CoreSessionsOptions {
 
 /** A visitor's start on `core`: no cookie, the core will issue one. */
 export const freshVisitor = (core: string): CoreSession => ({ core, cookie: '', anonymous: true });
+
+/** What a portal session whose core session was revoked gets from the gateway: 401 `session_revoked`. */
+export function sessionRevoked(): SessionRevoked {
+  return new SessionRevoked('the portal session\'s svc session was ended by a change to its subject (password, disable or delete); log in again', {
+    headers: { 'WWW-Authenticate': 'SvcSession realm="svc", error="session_revoked"' },
+  });
+}
 
 /**
  * A portal user's client principal login to a core, counted and audited; concurrent logins of one

@@ -1,18 +1,21 @@
 /**
  * Core sessions in this process's memory (core-sessions.ts has the rules), in two bounded, expiring
- * LRUs: portal users and visitors apart, so that a flood of visitors can never push a portal user's
- * session out. A session lives on the core that made it (cores without shared sessions know only
- * their own), so each is held per core: a user whose core failed simply gets a new session on the
- * next one.
+ * LRUs: portal sessions of users and visitors apart, so that a flood of visitors can never push a
+ * portal user's session out. A session lives on the core that made it (cores without shared sessions
+ * know only their own), so each is held per core: a user whose core failed simply gets a new session
+ * on the next one. A revoked one leaves a mark under REVOKED (no core is named ''), for every core.
  */
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
-import { freshVisitor, PrincipalLogins, type CoreSession, type CoreSessions, type CoreSessionsOptions } from './core-sessions';
+import { freshVisitor, PrincipalLogins, sessionRevoked, type CoreSession, type CoreSessions, type CoreSessionsOptions } from './core-sessions';
 import { principalKey } from './trust';
 
 interface Held {
   session: CoreSession;
   expires: number;
 }
+
+/** The core name of a portal session's revocation mark. */
+const REVOKED = '';
 
 /** Principal → (core → session), least recently used first. */
 class Lru {
@@ -74,12 +77,14 @@ export class MemoryCoreSessions implements CoreSessions {
   }
 
   async get(core: string, principal: VerifiedPrincipal): Promise<CoreSession> {
+    if (this.#held(REVOKED, principal)) throw sessionRevoked();
     const held = this.#held(core, principal);
     if (held) return held.session;
     return principal.user === null ? freshVisitor(core) : this.#login(core, principal);
   }
 
   async renew(stale: CoreSession, principal: VerifiedPrincipal): Promise<CoreSession> {
+    if (this.#held(REVOKED, principal)) throw sessionRevoked();
     const current = this.#held(stale.core, principal);
     if (current && current.session.cookie !== stale.cookie) return current.session;
     await this.drop(stale, principal);
@@ -89,6 +94,15 @@ export class MemoryCoreSessions implements CoreSessions {
   async drop(stale: CoreSession, principal: VerifiedPrincipal): Promise<void> {
     const sessions = this.#lru(principal).get(principalKey(principal));
     if (sessions?.get(stale.core)?.session.cookie === stale.cookie) sessions.delete(stale.core);
+  }
+
+  async revoke(stale: CoreSession, principal: VerifiedPrincipal): Promise<void> {
+    if (principal.user === null) return this.drop(stale, principal);
+    const sessions = this.#users.get(principalKey(principal));
+    if (sessions !== undefined && sessions.get(stale.core)?.session.cookie !== stale.cookie) return;
+    // Every core's session of this portal session goes: the subject's sessions all ended.
+    sessions?.clear();
+    this.#hold(principal, { core: REVOKED, cookie: '', anonymous: false });
   }
 
   async adopt(previous: CoreSession, cookie: string, principal: VerifiedPrincipal): Promise<void> {

@@ -2,8 +2,11 @@
  * One portal request through the gateway to a core, issued with undici (so that a retry is simply a
  * second request with the buffered body): pick a healthy core, take the principal's core session
  * there, send; when the core says the session is dead (`authentication_required`, `session_expired`),
- * log in again once (a visitor: start again without a cookie) and retry. A core that cannot be
- * reached is marked failed and, when that is safe, the request goes to the next one.
+ * log in again once (a visitor: start again without a cookie) and retry. When it says the session was
+ * revoked (`session_revoked`: the user's password changed, or the user was disabled or deleted), never:
+ * the session is replaced by a revocation mark and the core's 401 goes back to the portal, which ends
+ * that portal session (SPEC section 9). A core that cannot be reached is marked failed and, when that
+ * is safe, the request goes to the next one.
  *
  * Forwarding is an allow-list both ways (SPEC section 9): the portal's request keeps only the
  * headers below, plus the gateway's own cookie and the visitor's address as `X-Forwarded-For`; the
@@ -84,6 +87,7 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
     verdict = await inspect(deps, answer, session, principal, outbound.method);
     if (verdict.renew) await deps.sessions.drop(session, principal);
   }
+  if (verdict.revoked) await deps.sessions.revoke(session, principal);
   res.status(answer.statusCode);
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = answer.headers[name];
@@ -180,6 +184,8 @@ async function send(deps: ProxyDeps, session: CoreSession, principal: VerifiedPr
 interface Verdict {
   /** The core session is dead: log in again and retry once. */
   renew: boolean;
+  /** The core revoked the session: never log in again for this portal session; the answer goes back. */
+  revoked?: boolean;
   /** The body, when it had to be read to decide. */
   body?: Buffer;
 }
@@ -206,6 +212,7 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
     body = await readBounded(answer.body);
     code = problemCode(body);
   }
+  if (/error="session_revoked"/.test(wwwAuthenticate) || code === 'session_revoked') return { renew: false, revoked: true, body };
   const dead =
     /error="session_expired"/.test(wwwAuthenticate) ||
     (code !== undefined && DEAD_SESSION_CODES.has(code)) ||

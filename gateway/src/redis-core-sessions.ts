@@ -1,6 +1,7 @@
 /**
  * Core sessions in Redis (`gateway.redis`; core-sessions.ts has the rules), shared by every gateway
- * and worker on the same Redis and prefix: one session per portal user or visitor handle, which any
+ * and worker on the same Redis and prefix: one session per portal session of a user (portal, user,
+ * handle) or per visitor handle, which any
  * core accepts because the cores share their sessions (and the key of stateless cookies) in Redis. So
  * a visitor's forgotten-password flow survives requests alternating between gateways, and a user
  * logged in through one gateway is served by another without a new core login.
@@ -10,7 +11,8 @@
  * compare-and-set compares, telling nothing of the cookie), the sealed part the cookie itself under
  * AES-256-GCM with the key as associated data (a value copied to another principal's key does not
  * open). Both keys are derived from `gateway.secret`, which every gateway of one portal shares. Each
- * value expires after `sessionTtlSeconds`, like the memory variant's entries.
+ * value expires after `sessionTtlSeconds`, like the memory variant's entries. A portal session whose
+ * core session the core revoked holds the value `revoked` instead, for as long: SessionRevoked, no login.
  *
  * Changes are Lua compare-and-set scripts on the fingerprint the caller saw: of two gateways logging
  * the same principal in at once, one stores its session, the other finds it, uses it and ends its own.
@@ -21,7 +23,7 @@ import type Redis from 'ioredis';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { ServiceUnavailable } from '../../common/src/errors';
 import type { CoreLogin } from './core-login';
-import { freshVisitor, PrincipalLogins, type CoreSession, type CoreSessions, type CoreSessionsOptions } from './core-sessions';
+import { freshVisitor, PrincipalLogins, sessionRevoked, type CoreSession, type CoreSessions, type CoreSessionsOptions } from './core-sessions';
 import { principalKey } from './trust';
 
 /**
@@ -45,7 +47,21 @@ if current and string.match(current, '^([^.]*)%.') == ARGV[1] then
 end
 return 0`;
 
+/**
+ * The value of a portal session whose core session was revoked (no `.`: no fingerprint matches it, so
+ * no compare-and-set replaces it; only a portal login's SET does, and a login makes a new handle).
+ */
+const REVOKED = 'revoked';
+
+/** KEYS: the principal's key. ARGV: the fingerprint of the revoked session, the mark, TTL ms. 1 when marked. */
+const REVOKE_IF_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current and string.match(current, '^([^.]*)%.') ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`;
+
 interface ScriptedRedis extends Redis {
+  svcGwSessionRevokeIf(key: string, seen: string, mark: string, ttlMs: number): Promise<number>;
   svcGwSessionSetIf(key: string, seen: string, value: string, ttlMs: number): Promise<1 | string | null>;
   svcGwSessionDeleteIf(key: string, seen: string): Promise<number>;
 }
@@ -92,6 +108,7 @@ export class RedisCoreSessions implements CoreSessions {
     this.#fingerprintKey = derive(options.secret, 'fingerprint');
     options.redis.defineCommand('svcGwSessionSetIf', { numberOfKeys: 1, lua: SET_IF_SCRIPT });
     options.redis.defineCommand('svcGwSessionDeleteIf', { numberOfKeys: 1, lua: DELETE_IF_SCRIPT });
+    options.redis.defineCommand('svcGwSessionRevokeIf', { numberOfKeys: 1, lua: REVOKE_IF_SCRIPT });
     this.#redis = options.redis as ScriptedRedis;
   }
 
@@ -114,6 +131,12 @@ export class RedisCoreSessions implements CoreSessions {
     if (stale.cookie === '') return;
     const key = this.#key(principal);
     await this.#call(() => this.#redis.svcGwSessionDeleteIf(key, this.#fingerprint(stale.cookie)));
+  }
+
+  async revoke(stale: CoreSession, principal: VerifiedPrincipal): Promise<void> {
+    if (principal.user === null) return this.drop(stale, principal);
+    const key = this.#key(principal);
+    await this.#call(() => this.#redis.svcGwSessionRevokeIf(key, this.#fingerprint(stale.cookie), REVOKED, this.#ttlMs));
   }
 
   async adopt(previous: CoreSession, cookie: string, principal: VerifiedPrincipal): Promise<void> {
@@ -176,6 +199,7 @@ export class RedisCoreSessions implements CoreSessions {
    */
   async #read(key: string): Promise<Stored | undefined> {
     const value = await this.#call(() => this.#redis.get(key));
+    if (value === REVOKED) throw sessionRevoked();
     const held = this.#open(key, value);
     if (value !== null && !held) await this.#call(() => this.#redis.svcGwSessionDeleteIf(key, value.slice(0, value.indexOf('.'))));
     return held;

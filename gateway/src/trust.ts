@@ -25,11 +25,14 @@ export interface TrustOptions {
 }
 
 /**
- * The cache key of a portal principal: a user of a portal, or one anonymous visitor of it. On every
- * request's path, so built without checking again what the assertion's parse checked.
+ * The cache key of a portal principal: one portal session of a user (portal, user and the assertion's
+ * `visitor` handle: two portal sessions of one person never share a core session, so a password
+ * change made in one revokes the other's: SPEC section 9), or one anonymous visitor of a portal.
  */
 export function principalKey(principal: VerifiedPrincipal): string {
-  return principal.user === null ? `${principal.portalId}|visitor|${principal.visitor}` : `${principal.portalId}|user|${principalName(principal.user)}`;
+  return principal.user === null
+    ? `${principal.portalId}|visitor|${principal.visitor}`
+    : `${principal.portalId}|user|${principal.visitor}|${principalName(principal.user)}`;
 }
 
 /**

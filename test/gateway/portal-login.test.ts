@@ -113,7 +113,7 @@ describe('POST {gw}/api/logout', () => {
 });
 
 describe('a portal user whose subject is disabled', () => {
-  it('cannot be renewed: the next request is 401 login_failed, for the portal to end its session', async () => {
+  it('is revoked: the next request is 401 session_revoked, for the portal to end its session, and no login is tried', async () => {
     await core.core.subjects.create('employees', 'erin', { mail: 'erin@example.com', password: 'Erin-pass-123' }, 'admin');
     expect((await portalLogin(gateway, 'erin', 'Erin-pass-123')).status).toBe(200);
     const erin = employee('erin');
@@ -122,7 +122,10 @@ describe('a portal user whose subject is disabled', () => {
     expect((await send(gateway, '/gw/api/contexts/employees/subjects/erin', { method: 'PUT', body, headers: { 'content-type': 'application/json' } })).status).toBe(200);
     const refused = await send(gateway, '/gw/api/session', { user: erin });
     expect(refused.status).toBe(401);
-    expect(refused.json()).toMatchObject({ code: 'login_failed' });
+    expect(refused.json()).toMatchObject({ code: 'session_revoked' });
+    expect((await send(gateway, '/gw/api/session', { user: erin })).json()).toMatchObject({ code: 'session_revoked' });
+    // Another portal session of erin (one the gateway never held) cannot log in either.
+    expect((await send(gateway, '/gw/api/session', { user: erin, visitor: 'another-portal-session' })).json()).toMatchObject({ code: 'login_failed' });
   });
 });
 

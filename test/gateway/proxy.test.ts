@@ -93,22 +93,56 @@ describe('routes', () => {
   });
 });
 
+/** An admin's End (the config area's, by handle) of every core session of `uniqueId`: ended, not revoked. */
+async function endSessionsOf(uniqueId: string): Promise<void> {
+  for (const session of await core.core.sessions.list(10_000)) {
+    if (session.principal?.uniqueId === uniqueId) await core.core.sessions.endByHandle(session.handle);
+  }
+}
+
 describe('core sessions', () => {
   it('an ended core session is renewed once, transparently', async () => {
     expect((await send(gateway, '/gw/api/session')).status).toBe(200);
     const renewals = async () => (await gateway.metrics.renewals.get()).values[0]?.value ?? 0;
     const before = await renewals();
 
-    await core.core.sessions.endForPrincipal('employees', 'alice');
+    await endSessionsOf('alice');
     const read = await send(gateway, ALICE);
     expect(read.status).toBe(200);
     expect(read.json()).toMatchObject({ subject: { uniqueId: 'alice' } });
 
-    await core.core.sessions.endForPrincipal('employees', 'alice');
+    await endSessionsOf('alice');
     const session = await send(gateway, '/gw/api/session');
     expect(session.json()).toMatchObject({ session: { type: 'USER', principal: { uniqueId: 'alice' } } });
     expect(session.headers['set-cookie']).toBeUndefined();
     expect(await renewals()).toBe(before + 2);
+  });
+
+  it('two portal sessions of one user hold two core sessions: the portal, user and visitor handle name one (SPEC 9)', async () => {
+    const handleOf = async (visitor: string) => (await send(gateway, '/gw/api/session', { user: employee('bob'), visitor })).json<{ session: { uniqueId: string } }>().session.uniqueId;
+    const first = await handleOf('portal-session-a');
+    const second = await handleOf('portal-session-b');
+    expect(second).not.toBe(first);
+    expect(await handleOf('portal-session-a')).toBe(first);
+  });
+
+  it('a revoked core session is never renewed: 401 session_revoked, and no login for that portal session again (SPEC 9)', async () => {
+    await core.core.subjects.create('employees', 'frank', { mail: 'frank@example.com', password: 'Frank-pass-123' }, 'admin');
+    const frank = { user: employee('frank'), visitor: 'portal-session-revoked' };
+    expect((await send(gateway, '/gw/api/session', frank)).status).toBe(200);
+    const renewals = async () => (await gateway.metrics.renewals.get()).values[0]?.value ?? 0;
+    const before = await renewals();
+    await core.core.sessions.endForPrincipal('employees', 'frank');
+    for (let n = 0; n < 2; n++) {
+      const { result: answer, seen: atCore } = await coreRequestsDuring(core, () => send(gateway, '/gw/api/contexts/employees/subjects/frank', frank));
+      expect(answer.status).toBe(401);
+      expect(answer.json()).toMatchObject({ code: 'session_revoked' });
+      expect(answer.headers['www-authenticate']).toBe('SvcSession realm="svc", error="session_revoked"');
+      // The first reaches the core with the revoked session; no request logs in again.
+      expect(atCore.filter((req) => req.url.startsWith('/svc/login'))).toEqual([]);
+      expect(atCore).toHaveLength(n === 0 ? 1 : 0);
+    }
+    expect(await renewals()).toBe(before);
   });
 
   it('POST /api/logout ends the core session and drops it from the cache', async () => {

@@ -126,4 +126,21 @@ describeWithService(redisRequirement(), 'core sessions in Redis: compare-and-set
     expect((await ours.get(CORE, user('u6'))).cookie).toBe(mine.cookie);
     expect((await stranger.get(CORE, user('u6'))).cookie).toBe(theirs.cookie);
   });
+
+  test('a revoked session leaves a mark every gateway honours: SessionRevoked, never a login; a stale revocation changes nothing', async () => {
+    const [la, lb] = [new RecordingLogin(), new RecordingLogin()];
+    const [a, b] = [gateway(la), gateway(lb)];
+    const held = await a.get(CORE, user('u9'));
+    await b.revoke({ ...held, cookie: 'SVCSESSIONID=not-the-held-one' }, user('u9'));
+    expect((await b.get(CORE, user('u9'))).cookie).toBe(held.cookie);
+    await b.revoke(held, user('u9'));
+    for (const sessions of [a, b]) {
+      await expect(sessions.get(CORE, user('u9'))).rejects.toMatchObject({ status: 401, code: 'session_revoked' });
+      await expect(sessions.renew(held, user('u9'))).rejects.toMatchObject({ code: 'session_revoked' });
+    }
+    expect(la.made + lb.made).toBe(1);
+    // Another portal session of the same user is not touched by the mark.
+    const other = { ...user('u9'), visitor: 'another' } as VerifiedPrincipal;
+    expect((await a.get(CORE, other)).cookie).not.toBe(held.cookie);
+  });
 });
