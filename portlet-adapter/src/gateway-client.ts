@@ -74,6 +74,12 @@ export interface GatewayClientOptions {
   timeoutMs?: number;
   /** How long an unreachable gateway is skipped (default 5 s). */
   skipFailedMs?: number;
+  /**
+   * Hears every `session_revoked` answer for a user: svc ended that portal session's core session
+   * (the user's password changed, or the user was disabled or deleted), so the portal ends the portal
+   * session the principal's `visitor` handle names (SPEC 10.2).
+   */
+  onSessionRevoked?: (principal: GatewayPrincipal) => void;
   now?: () => number;
 }
 
@@ -153,6 +159,11 @@ export class GatewayClient {
     return { index, base: this.#gateways[index] };
   }
 
+  /** svc revoked the core session of a user's portal session (an answer through the gateway said so). */
+  sessionRevoked(principal: GatewayPrincipal): void {
+    this.options.onSessionRevoked?.(principal);
+  }
+
   /** A gateway could not be reached: it is skipped for a while. */
   markUnreachable(index: number): void {
     this.#failedUntil[index] = this.#now() + (this.options.skipFailedMs ?? 5_000);
@@ -218,7 +229,9 @@ export class GatewayClient {
     }
     if (answer.statusCode >= 400) {
       const problem = parsed && typeof parsed === 'object' ? (parsed as ProblemInfo) : { title: `HTTP ${answer.statusCode}` };
-      throw errorFromProblem(answer.statusCode, problem);
+      const error = errorFromProblem(answer.statusCode, problem);
+      if (error.code === 'session_revoked' && principal.user !== null) this.sessionRevoked(principal);
+      throw error;
     }
     return { status: answer.statusCode, headers: answerHeaders, body: parsed as T | undefined };
   }

@@ -10,7 +10,8 @@ import { malformedPathEscape } from '../../../common/src/http/path-encoding';
 import type { PortalDeps } from './deps';
 import { portalErrorHandler } from './error-handler';
 import { restPassThrough } from './rest-pass-through';
-import type { Identity } from './identity';
+import { addressOf, type Identity } from './identity';
+import { SvcClientError } from '../../../client/src/errors';
 import { action } from './routes/action';
 import { login, loginPage, logout, logoutPage } from './routes/login';
 import { home, page } from './routes/pages';
@@ -63,9 +64,12 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
         res.setHeader('Allow', Object.keys(route.methods).join(', '));
         return next(new MethodNotAllowed(`${req.method} is not allowed here.`));
       }
-      const identity = deps.identities.of(req, res);
-      res.locals.identity = identity;
-      Promise.resolve(handler(deps, req, res, identity)).catch(next);
+      currentIdentity(deps, req, res)
+        .then((identity) => {
+          res.locals.identity = identity;
+          return handler(deps, req, res, identity);
+        })
+        .catch(next);
     });
   }
   app.use(`${deps.config.root}/api`, restPassThrough(deps));
@@ -74,6 +78,25 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
   app.use((_req, _res, next) => next(new NotFound('There is no such page.')));
   app.use(portalErrorHandler(deps));
   return app;
+}
+
+/**
+ * The request's identity. A logged-in user's portal session is confirmed with svc first (SPEC 10.2:
+ * a password change or reset, a disable or a delete ends it on its next request): when the gateway
+ * says its core session was revoked, the gateway client's hook has ended it and the request is a
+ * visitor's. Any other failure leaves the user as they were (the windows say what failed).
+ */
+async function currentIdentity(deps: PortalDeps, req: Request, res: Response): Promise<Identity> {
+  const identity = deps.identities.of(req, res);
+  if (identity.kind !== 'user') return identity;
+  try {
+    await deps.gateway.request(deps.identities.principalOf(identity, addressOf(req)), { method: 'GET', path: '/session' });
+    return identity;
+  } catch (error) {
+    if (!(error instanceof SvcClientError) || error.code !== 'session_revoked') return identity;
+  }
+  deps.sessions.end(identity.cookie);
+  return deps.identities.of(req, res);
 }
 
 /** A request id (ours, never the client's), one JSON log line and one histogram sample per request; the query (which may hold a CSRF token) is never logged. */

@@ -17,7 +17,7 @@ import { Csrf } from './csrf';
 import type { PortalDeps } from './deps';
 import { Identities } from './identity';
 import { PortalKeys } from './keys';
-import { PortalMetrics, createPortalLogger, type Logger } from './observability';
+import { PortalMetrics, audit, createPortalLogger, type Logger } from './observability';
 import { SvcPortalContext } from './portal-context';
 import { PortalSessionStore } from './session-store';
 import { GatewayUserInfo } from './user-info';
@@ -56,10 +56,21 @@ export async function startPortal(config: PortalConfig, options: PortalOptions =
     idleSeconds: config.sessionIdleSeconds,
     absoluteSeconds: config.sessionAbsoluteSeconds,
     maxSessions: config.maxSessions,
+    maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
     maxVisitorStates: config.maxVisitorStates,
     now: options.now,
   });
-  const gateway = new GatewayClient({ gateways: config.gateways, portalId: config.portalId, secret: config.secret, timeoutMs: config.gatewayTimeoutMs });
+  const gateway = new GatewayClient({
+    gateways: config.gateways,
+    portalId: config.portalId,
+    secret: config.secret,
+    timeoutMs: config.gatewayTimeoutMs,
+    // svc revoked a portal session's core session: that portal session ends (SPEC 10.2).
+    onSessionRevoked: (principal) => {
+      const ended = principal.user && sessions.endByHandle(principal.user, principal.visitor);
+      if (ended) audit(log, { event: 'portal_session_end', outcome: 'success', reason: 'session_revoked', user: ended.name, session: ended.handle });
+    },
+  });
   let container: PortletContainer;
   try {
     container = await PortletContainer.start(

@@ -12,7 +12,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
-import { ASSERTION_HEADER } from '../gateway-client';
+import { ASSERTION_HEADER, type GatewayPrincipal } from '../gateway-client';
 import type { PortalDeps } from './deps';
 import { addressOf } from './identity';
 import { dropUserInfoOnWrite } from './user-info';
@@ -39,6 +39,8 @@ interface Forwarding {
   assertion: string;
   /** The path under `{gw}/api` (no query): a successful write to a subject drops its USER_INFO. */
   apiPath: string;
+  /** Whom the request was asserted for: a `session_revoked` answer for a user ends that portal session. */
+  principal: GatewayPrincipal;
 }
 
 export function restPassThrough(deps: PortalDeps): RequestHandler {
@@ -58,6 +60,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
         if (location === undefined) delete proxyRes.headers.location;
         else proxyRes.headers.location = location;
         if (sent && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS' && (proxyRes.statusCode ?? 500) < 400) written(sent.apiPath);
+        if (sent?.principal.user && proxyRes.statusCode === 401 && /error="session_revoked"/.test(String(proxyRes.headers['www-authenticate'] ?? ''))) deps.gateway.sessionRevoked(sent.principal);
       },
       error: (_error, req, res) => {
         const sent = forwarding.get(req as Request);
@@ -91,8 +94,9 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     const target = new URL(gateway.base);
     const search = query.toString();
     const path = `${target.pathname}/api${rest}${search ? `?${search}` : ''}`;
-    const assertion = deps.gateway.assertion(deps.identities.principalOf(identity, addressOf(req)), req.method, path);
-    forwarding.set(req, { gateway, path, assertion, apiPath: rest });
+    const principal = deps.identities.principalOf(identity, addressOf(req));
+    const assertion = deps.gateway.assertion(principal, req.method, path);
+    forwarding.set(req, { gateway, path, assertion, apiPath: rest, principal });
     // http-proxy copies the request's headers into the outgoing request before any hook runs, and
     // with `Expect: 100-continue` node sends them at once, before a proxyReq hook could remove one:
     // so the request's headers become the allow-list here, and nothing else can reach the gateway.

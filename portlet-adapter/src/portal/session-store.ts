@@ -2,7 +2,9 @@
  * Portal sessions (SPEC 10.2). A logged-in user's `SVCPORTALSESSION` (256 random bits; the store
  * keys it by its SHA-256, never the value) holds the svc principal and roles and the portlet
  * application's session; idle and absolute timeouts; bounded, and a full store refuses a login
- * (503) rather than evict anyone. A visitor has no server state until a portlet stores something;
+ * (503) rather than evict anyone else's; one principal holds at most `maxSessionsPerPrincipal`
+ * (a login beyond it ends that principal's oldest), so one account cannot fill the store. A session
+ * svc revoked (its subject's password changed, or it was disabled or deleted) is ended by handle. A visitor has no server state until a portlet stores something;
  * then a bounded map keyed by the visitor handle holds it (the least recently seen goes first).
  * An index principal → live sessions (entries leave with their sessions) lets a write to a subject
  * drop the cached USER_INFO of every session of that subject (SPEC 10.1).
@@ -31,6 +33,12 @@ export interface PortalSession {
   userAttributesDrops: number;
 }
 
+/** A session's cookie value and handle before it exists (`prepare`). */
+export interface PreparedSession {
+  cookie: string;
+  handle: string;
+}
+
 interface VisitorState {
   application: MemoryApplicationSession;
   lastSeen: number;
@@ -40,6 +48,8 @@ export interface SessionStoreOptions {
   idleSeconds: number;
   absoluteSeconds: number;
   maxSessions: number;
+  /** Default: no limit per principal. */
+  maxSessionsPerPrincipal?: number;
   maxVisitorStates: number;
   now?: () => number;
 }
@@ -48,6 +58,8 @@ export class PortalSessionStore {
   readonly #sessions = new Map<string, PortalSession>();
   /** `contextId/uniqueId` → its live sessions; an entry goes with its last session. */
   readonly #byPrincipal = new Map<string, Set<PortalSession>>();
+  /** Each live session's key in `#sessions` (the SHA-256 of its cookie), to end it by handle. */
+  readonly #keys = new WeakMap<PortalSession, string>();
   /** In least-recently-seen order (a seen entry is moved to the end). */
   readonly #visitors = new Map<string, VisitorState>();
   readonly #now: () => number;
@@ -69,11 +81,25 @@ export class PortalSessionStore {
     return this.#visitors.size;
   }
 
-  /** A new session for a login: a new cookie value (never one the browser offered). */
-  create(principal: PrincipalName, roles: readonly string[]): { cookie: string; session: PortalSession } {
-    this.sweep();
-    if (this.#sessions.size >= this.options.maxSessions) throw new ServiceUnavailable('the portal has as many sessions as it may hold; try again later', { headers: { 'Retry-After': '60' } });
+  /**
+   * The cookie value and handle of a session a login is about to make: the gateway's login is asserted
+   * for that handle (SPEC 9), so that the core session it makes belongs to this portal session alone.
+   */
+  prepare(): PreparedSession {
     const cookie = randomBytes(32).toString('base64url');
+    return { cookie, handle: digestOf(cookie).subarray(0, 16).toString('base64url') };
+  }
+
+  /**
+   * A new session for a login: a new cookie value (never one the browser offered; `prepared`'s when
+   * given). `ended`: the principal's oldest sessions it replaced, past `maxSessionsPerPrincipal`.
+   */
+  create(principal: PrincipalName, roles: readonly string[], prepared: PreparedSession = this.prepare()): { cookie: string; session: PortalSession; ended: PortalSession[] } {
+    this.sweep();
+    const name = principalName(principal);
+    const ended = this.#makeRoomFor(name);
+    if (this.#sessions.size >= this.options.maxSessions) throw new ServiceUnavailable('the portal has as many sessions as it may hold; try again later', { headers: { 'Retry-After': '60' } });
+    const { cookie } = prepared;
     const digest = digestOf(cookie);
     const now = this.#now();
     const session: PortalSession = {
@@ -87,9 +113,34 @@ export class PortalSessionStore {
       userAttributesDrops: 0,
     };
     this.#sessions.set(digest.toString('base64url'), session);
+    this.#keys.set(session, digest.toString('base64url'));
     const sessions = this.#byPrincipal.get(session.name) ?? new Set<PortalSession>();
     this.#byPrincipal.set(session.name, sessions.add(session));
-    return { cookie, session };
+    return { cookie, session, ended };
+  }
+
+  /**
+   * Ends the session of `principal` whose handle is `handle` (svc revoked its core session: SPEC
+   * 10.2); resolves it, or undefined when there was none.
+   */
+  endByHandle(principal: PrincipalName, handle: string): PortalSession | undefined {
+    for (const session of this.#byPrincipal.get(principalName(principal)) ?? []) {
+      if (session.handle !== handle) continue;
+      this.#delete(this.#keys.get(session)!, session);
+      return session;
+    }
+    return undefined;
+  }
+
+  /** Ends the oldest sessions of `name` until a new one fits under `maxSessionsPerPrincipal`. */
+  #makeRoomFor(name: string): PortalSession[] {
+    const max = this.options.maxSessionsPerPrincipal;
+    const held = this.#byPrincipal.get(name);
+    if (max === undefined || held === undefined || held.size < max) return [];
+    // A Set iterates in insertion order: the oldest session first.
+    const ended = [...held].slice(0, held.size - max + 1);
+    for (const session of ended) this.#delete(this.#keys.get(session)!, session);
+    return ended;
   }
 
   /** The live session of a cookie value (seen now), or undefined; an expired one is ended. */

@@ -11,6 +11,8 @@ export const PORTAL_DEFAULTS = {
   sessionIdleSeconds: 1800,
   sessionAbsoluteSeconds: 43_200,
   maxSessions: 10_000,
+  /** SPEC 10.2: one account cannot fill the store; a login past it ends that principal's oldest session. */
+  maxSessionsPerPrincipal: 10,
   maxVisitorStates: 10_000,
   renderTimeoutMs: 5000,
   gatewayTimeoutMs: 10_000,

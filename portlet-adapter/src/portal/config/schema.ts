@@ -32,6 +32,7 @@ export const portalConfigSchema = {
         sessionIdleSeconds: { type: 'integer', minimum: 60 },
         sessionAbsoluteSeconds: { type: 'integer', minimum: 60 },
         maxSessions: { type: 'integer', minimum: 1 },
+        maxSessionsPerPrincipal: { type: 'integer', minimum: 1 },
         maxVisitorStates: { type: 'integer', minimum: 0 },
         renderTimeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
         gatewayTimeoutMs: { type: 'integer', minimum: 1 },

@@ -46,9 +46,11 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
     return showForm(deps, res, identity, 400, { goto, user: user.slice(0, 1024), message: 'Enter your user name and password.' });
   }
   const address = addressOf(req);
+  // The login is asserted for the portal session it makes (SPEC 9): its core session is that session's alone.
+  const prepared = deps.sessions.prepare();
   let answer;
   try {
-    answer = await deps.gateway.login({ user: null, visitor: deps.identities.handleOf(identity), address }, user, password);
+    answer = await deps.gateway.login({ user: null, visitor: prepared.handle, address }, user, password);
   } catch (error) {
     deps.metrics.logins.inc({ outcome: 'failure' });
     const code = error instanceof SvcClientError ? error.code : 'error';
@@ -61,7 +63,12 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
   // Fixation: the session the browser came with (if any) ends; the new one has a new id.
   if (identity.kind === 'user') deps.sessions.end(identity.cookie);
   else deps.sessions.dropVisitor(identity.handle);
-  const { cookie, session } = deps.sessions.create(principal, answer.roles);
+  const { cookie, session, ended } = deps.sessions.create(principal, answer.roles, prepared);
+  // Past maxSessionsPerPrincipal the principal's oldest portal sessions ended: so do their core sessions.
+  for (const old of ended) {
+    audit(deps.log, { event: 'portal_session_end', outcome: 'success', reason: 'max_sessions_per_principal', user: old.name, session: old.handle, requestId: res.locals.requestId });
+    deps.gateway.logout({ user: old.principal, visitor: old.handle, address }).catch((error: unknown) => deps.log.warn({ requestId: res.locals.requestId, err: error }, 'gateway logout failed'));
+  }
   deps.identities.setSessionCookie(res, cookie);
   deps.identities.newVisitor(res);
   deps.metrics.logins.inc({ outcome: 'success' });
