@@ -260,6 +260,8 @@ function errorOf(res: WireResponse): SvcClientError {
   if (res.status >= 300 && res.status < 400) return clientFailure('bad_response', `unexpected redirect (${res.status})`, res.status);
   const problem = decodeProblem(res.document, res.status);
   if (typeof problem.code !== 'string' && isSessionProblem(res)) problem.code = 'session_expired';
+  // A revoked session is not logged in again (its credentials changed): a HEAD's answer has only the challenge.
+  if (typeof problem.code !== 'string' && /error="?session_revoked"?/.test(String(res.headers['www-authenticate'] ?? ''))) problem.code = 'session_revoked';
   return errorFromProblem(res.status, problem);
 }
 

@@ -20,6 +20,8 @@ export type SvcErrorCode =
   | 'weak_password'
   | 'authentication_required'
   | 'session_expired'
+  /** The session was ended by its subject's password change or reset, disable or delete: never logged in again by itself. */
+  | 'session_revoked'
   | 'login_failed'
   | 'invalid_client'
   | 'access_denied'
@@ -67,7 +69,7 @@ export class SvcClientError extends Error {
 
 /** login_failed or invalid_client: the credentials or the client secret were not accepted. */
 export class SvcLoginError extends SvcClientError {}
-/** authentication_required or session_expired after the one automatic re-login. */
+/** authentication_required or session_expired after the one automatic re-login; session_revoked (no re-login). */
 export class SvcSessionError extends SvcClientError {}
 /** access_denied (the policy said DENY) or forbidden. */
 export class SvcAccessDeniedError extends SvcClientError {}
@@ -83,6 +85,7 @@ const BY_CODE: Record<string, typeof SvcClientError> = {
   invalid_client: SvcLoginError,
   authentication_required: SvcSessionError,
   session_expired: SvcSessionError,
+  session_revoked: SvcSessionError,
   access_denied: SvcAccessDeniedError,
   forbidden: SvcAccessDeniedError,
   not_found: SvcNotFoundError,

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { runCli } from '../helpers/svc-process';
+import { endSessionsOf } from '../helpers/sessions';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -120,7 +121,7 @@ describe('svc cli', () => {
 
   it('a session ended on the server is reported and forgotten', async () => {
     expect((await cli(['login', ...base(), '--client-id', 'svc-web', '--user', 'bob'], { stdin: `${TEST_CREDENTIALS.users.bob}\n` })).code).toBe(0);
-    await server.core.sessions.endForPrincipal('employees', 'bob');
+    await endSessionsOf(server, 'employees', 'bob');
     const res = await cli(['get', 'bob']);
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/^svc cli: session_expired: the session has ended; run "svc cli login"\n$/);

@@ -5,6 +5,7 @@
 import { Connection, SvcAccessDeniedError, SvcClientError, SvcConflictError, SvcLoginError, SvcNotFoundError, type ConnectionOptions } from '../../client/src';
 import { HttpTransport } from '../../client/src/http-transport';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { endSessionsOf } from '../helpers/sessions';
 
 let server: TestServer;
 const open: Connection[] = [];
@@ -177,7 +178,7 @@ describe('session end', () => {
   it('a session ended on the server is re-opened transparently, once for concurrent requests', async () => {
     const conn = await asAlice();
     const first = await conn.session();
-    await server.core.sessions.endForPrincipal('employees', 'alice');
+    await endSessionsOf(server, 'employees', 'alice');
     const logins = await successfulLogins();
     const [bob, session, allowed, ...more] = await Promise.all([conn.get('bob'), conn.session(), conn.isAllowed('DELETE', 'bob'), ...Array.from({ length: 6 }, () => conn.search({ quantity: 1 }))]);
     expect(await successfulLogins()).toBe(logins + 1);

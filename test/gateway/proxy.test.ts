@@ -2,6 +2,7 @@ import { Connection } from '../../client/src/connection';
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { coreRequestsDuring, employee, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
+import { endSessionsOf } from '../helpers/sessions';
 
 let core: TestServer;
 let gateway: RunningGateway;
@@ -93,25 +94,18 @@ describe('routes', () => {
   });
 });
 
-/** An admin's End (the config area's, by handle) of every core session of `uniqueId`: ended, not revoked. */
-async function endSessionsOf(uniqueId: string): Promise<void> {
-  for (const session of await core.core.sessions.list(10_000)) {
-    if (session.principal?.uniqueId === uniqueId) await core.core.sessions.endByHandle(session.handle);
-  }
-}
-
 describe('core sessions', () => {
   it('an ended core session is renewed once, transparently', async () => {
     expect((await send(gateway, '/gw/api/session')).status).toBe(200);
     const renewals = async () => (await gateway.metrics.renewals.get()).values[0]?.value ?? 0;
     const before = await renewals();
 
-    await endSessionsOf('alice');
+    await endSessionsOf(core, 'employees', 'alice');
     const read = await send(gateway, ALICE);
     expect(read.status).toBe(200);
     expect(read.json()).toMatchObject({ subject: { uniqueId: 'alice' } });
 
-    await endSessionsOf('alice');
+    await endSessionsOf(core, 'employees', 'alice');
     const session = await send(gateway, '/gw/api/session');
     expect(session.json()).toMatchObject({ session: { type: 'USER', principal: { uniqueId: 'alice' } } });
     expect(session.headers['set-cookie']).toBeUndefined();

@@ -20,3 +20,15 @@ export async function sessionCookie(
   });
   return `SVCSESSIONID=${cookieValue}`;
 }
+
+/**
+ * Ends every stored session of a principal as an admin's End does (the config area, by handle): they
+ * end like a timeout, `session_expired`, unlike a password change's revocation (`session_revoked`).
+ */
+export async function endSessionsOf(server: TestServer, contextId: string, uniqueId: string): Promise<number> {
+  let ended = 0;
+  for (const session of await server.core.sessions.list(100_000)) {
+    if (session.principal?.contextId === contextId && session.principal.uniqueId === uniqueId && (await server.core.sessions.endByHandle(session.handle))) ended++;
+  }
+  return ended;
+}

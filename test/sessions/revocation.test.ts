@@ -7,6 +7,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
+import { Connection } from '../../client/src/connection';
+import { SvcSessionError } from '../../client/src/errors';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send, sessionOf, type Sent } from '../helpers/http';
@@ -74,6 +76,21 @@ describe('revocation on one core (memory sessions)', () => {
     expect(sessionOf(await sessionAt(server, admin))).toMatchObject({ type: 'SYSTEM' });
     const restored = await send(subjectUrl(server, 'bob'), { method: 'PUT', cookie: admin, json: { subject: { attributes: { disabled: 'false', password: users.bob } } } });
     expect(restored.status).toBe(200);
+  });
+
+  test('the client library reports session_revoked as a SvcSessionError and does not log in again with the old password', async () => {
+    const conn = await Connection.open({ kind: 'password', user: 'bob', password: users.bob }, { config: { baseUrl: server.baseUrl, clientId: 'svc-web' } });
+    expect((await conn.session()).principal).toMatchObject({ uniqueId: 'bob' });
+    const mine = await logIn(server, 'bob');
+    expect((await send(`${subjectUrl(server, 'bob')}/password`, { method: 'PUT', cookie: mine, json: { oldPassword: users.bob, newPassword: 'Library-secret-8642' } })).status).toBe(204);
+    const logins = server.core.metrics.registry;
+    const before = await logins.getSingleMetricAsString('svc_logins_total');
+    const refused = await conn.get('bob').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SvcSessionError);
+    expect(refused).toMatchObject({ status: 401, code: 'session_revoked' });
+    expect(await logins.getSingleMetricAsString('svc_logins_total')).toBe(before);
+    await conn.detach();
+    expect((await send(`${subjectUrl(server, 'bob')}/password`, { method: 'PUT', cookie: mine, json: { oldPassword: 'Library-secret-8642', newPassword: users.bob } })).status).toBe(204);
   });
 
   test('the 51st USER session of a principal ends its oldest (auth.maxSessionsPerPrincipal, default 50); others keep theirs', async () => {
