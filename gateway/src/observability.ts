@@ -2,7 +2,8 @@
  * The gateway's log (one JSON line per event, never a secret) and its metrics on its own prom-client
  * registry (so that a core and a gateway can share one process, as in the demo and the tests).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../../common/src/http/process-metrics';
 import { createLogger, type Logger } from '../../common/src/log';
 
 export type { Logger };
@@ -45,7 +46,7 @@ export class GatewayMetrics {
   });
 
   constructor(defaults = true) {
-    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'svc_gateway_' });
+    if (defaults) collectProcessMetrics(this.registry, 'svc_gateway_');
   }
 }
 

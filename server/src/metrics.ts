@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../../common/src/http/process-metrics';
 
 /** The counters of one server process, on its own registry so several servers can share a process (tests). */
 export class Metrics {
@@ -31,6 +32,6 @@ export class Metrics {
   });
 
   constructor(defaults = true) {
-    if (defaults) collectDefaultMetrics({ register: this.registry });
+    if (defaults) collectProcessMetrics(this.registry);
   }
 }

@@ -71,6 +71,19 @@ export function xmllintInvalidity(xml: string, schemaPath: string, path = XMLLIN
   return `${run.stderr || run.stdout || `exit ${String(run.status)}`}\n--- document ---\n${xml}`;
 }
 
+/** Debian's promtool (package prometheus), which checks the exposition format of every /metrics. */
+export const PROMTOOL_PATH = '/usr/bin/promtool';
+
+/** promtool as a requirement: there when its executable is. */
+export function promtoolRequirement(path = PROMTOOL_PATH): Requirement {
+  try {
+    accessSync(path, constants.X_OK);
+    return { name: 'promtool', url: path, reachable: true, kind: 'program' };
+  } catch {
+    return { name: 'promtool', url: path, reachable: false, reason: 'apt-get install -y prometheus', kind: 'program' };
+  }
+}
+
 /** The Redis the suites use: redis://127.0.0.1:6379, or SVC_TEST_REDIS_URL. */
 export const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

@@ -2,7 +2,8 @@
  * The portal's log (one JSON line per event, never a secret) and its metrics on its own registry
  * (so a core, a gateway and a portal can share one process, as in the demo and the tests).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../../../common/src/http/process-metrics';
 import { createLogger, type Logger } from '../../../common/src/log';
 
 export type { Logger };
@@ -54,7 +55,7 @@ export class PortalMetrics {
     new Gauge({ name: 'svc_portal_visitor_states', help: 'Visitors with server-side state (a portlet session)', registers: [this.registry], collect() {
       this.set(sizes.visitorStates());
     } });
-    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'svc_portal_' });
+    if (defaults) collectProcessMetrics(this.registry, 'svc_portal_');
   }
 }
 
