@@ -71,10 +71,14 @@ export const GATEWAY_REDIS_PREFIX = 'svc-gw:';
 
 const secret = { type: 'string', minLength: 43 };
 export const gatewaySchema = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $id: 'urn:svc:schema:gateway.json',
+  title: 'svc gateway configuration',
   type: 'object',
   required: ['gateway'],
   additionalProperties: false,
   properties: {
+    $schema: { type: 'string' },
     gateway: {
       type: 'object',
       required: ['cores', 'secret', 'portals'],
