@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
+import { acceptingPlaceholders } from '../common/src/config/published-schema';
 import { demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
@@ -13,7 +14,7 @@ import { buildGatewayConfig, loadGatewayConfigFile, startGateway } from '../gate
 import { createGatewayLogger } from '../gateway/src/observability';
 import { ignoreInterruptInWorker, isWorker, workerReloaded, workerStarted } from '../common/src/workers/supervisor';
 
-const USAGE = `usage: svc <command> [options]
+const USAGE = `usage: svc <command> [options]      (svc <command> --help: the command's own usage)
 
 commands:
   demo                 the core server, the gateway and the demo portal in one process, on embedded defaults
@@ -27,6 +28,84 @@ commands:
   export               a context's subjects as JSON lines on stdout: [--config FILE] --context C
   import               JSON lines into a context, all or nothing: [--config FILE] --context C [--replace] [FILE]
   cli                  the command-line client: login, whoami, get, search, create, update, delete, can, contexts, logout`;
+
+const SERVER_USAGE = `usage: svc server [--config FILE] [--host HOST] [--port PORT] [--workers N]
+
+The core server. --config FILE (or SVC_CONFIG): its configuration file (\`svc config-schema core\`);
+without one, the core alone on the embedded demo configuration (\`svc demo\` adds the gateway and
+the portal). --host, --port (or SVC_HOST, SVC_PORT) override the file's server.host and server.port;
+SVC_DATA_DIR its server.dataDir. --workers N (1 to 256): N processes on one port, for configurations
+whose stores are all shared (PostgreSQL or LDAP subjects, Redis sessions). SIGHUP reloads the file.
+`;
+
+const GATEWAY_USAGE = `usage: svc gateway --config FILE [--host HOST] [--port PORT] [--workers N]
+
+The portal-facing gateway. --config FILE (or SVC_GATEWAY_CONFIG): its configuration file
+(\`svc config-schema gateway\`). --host, --port (or SVC_GATEWAY_PORT) override gateway.host and
+gateway.port. --workers N (1 to 256): N processes on one port, with gateway.redis configured.
+`;
+
+const PORTAL_USAGE = `usage: svc portal --config FILE [--host HOST] [--port PORT]
+
+The portal driver hosting portlets. --config FILE (or SVC_PORTAL_CONFIG): its configuration file
+(\`svc config-schema portal\`). --host, --port (or SVC_PORTAL_PORT) override portal.host and portal.port.
+`;
+
+const DEMO_USAGE = `usage: svc demo
+
+The core server, the gateway and the demo portal in one process, on the embedded demo configuration
+on SVC_HOST (127.0.0.1): the core on SVC_PORT (8080), the gateway on 8081, the portal on
+SVC_PORTAL_PORT (8082). Takes no options. Its data, and the passwords it generated
+(demo-credentials.json), are in SVC_DATA_DIR (./data).
+`;
+
+const GEN_SECRET_USAGE = `usage: svc gen-secret
+
+Prints a new client or portal secret: 32 random bytes, base64url (43 characters). Takes no options.
+`;
+
+const CONFIG_SCHEMA_USAGE = `usage: svc config-schema [core | gateway | portal | portlet]
+
+Prints the JSON Schema of a file: the core's configuration (the default), the gateway's, the
+portal's, or a portlet application's portlet.json. The three configuration schemas accept a \${NAME}
+placeholder in any string field: the loader checks the value it stands for when the file is read.
+`;
+
+/** A mistake in the command line: exit 2, the mistake and the command's usage on stderr. */
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly usage: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * node's parseArgs with --help/-h: undefined when help was asked for (the usage is then printed on
+ * stdout); a mistake (an unknown option, a missing value, an unexpected argument) is a UsageError.
+ */
+function parseCommandArgs<O extends Record<string, { type: 'string' }>>(argv: string[], options: O, usage: string): { [K in keyof O]?: string } | undefined {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError((error as Error).message, usage);
+  }
+  if (values.help) {
+    process.stdout.write(usage);
+    return undefined;
+  }
+  return values as { [K in keyof O]?: string };
+}
+
+/** `--port`: a whole number from 0 to 65535; undefined when not given. */
+function portOption(value: string | undefined, usage: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65535) throw new UsageError(`--port must be a whole number from 0 to 65535, not "${value}"`, usage);
+  return port;
+}
 
 /**
  * Stops cleanly on SIGTERM/SIGINT (the processes in front of the core first: the demo's portal, then
@@ -51,32 +130,34 @@ function handleSignals(running: RunningServer, configPath?: string, front: Array
 }
 
 /** `--workers N`: a whole number from 1; undefined when not given. */
-function workerCount(value: string | undefined): number | undefined {
+function workerCount(value: string | undefined, usage: string): number | undefined {
   if (value === undefined) return undefined;
   const workers = Number(value);
-  if (!Number.isInteger(workers) || workers < 1 || workers > 256) throw new Error(`--workers must be a whole number from 1 to 256, not "${value}"`);
+  if (!/^\d+$/.test(value) || workers < 1 || workers > 256) throw new UsageError(`--workers must be a whole number from 1 to 256, not "${value}"`, usage);
   return workers;
 }
 
 const WORKERS_OPTION = { workers: { type: 'string' } } as const;
 
 async function server(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION } });
+  const values = parseCommandArgs(argv, { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION }, SERVER_USAGE);
+  if (!values) return;
   const path = values.config ?? process.env.SVC_CONFIG;
-  const workers = workerCount(values.workers);
+  const workers = workerCount(values.workers, SERVER_USAGE);
+  const port = portOption(values.port, SERVER_USAGE);
   const log = createLogger();
   let config;
   if (path) config = loadConfigFile(path);
-  else if (workers !== undefined) throw new Error('svc server --workers needs --config FILE: the embedded demo keeps its subjects in SQLite and its sessions in memory');
+  else if (workers !== undefined) throw new UsageError('svc server --workers needs --config FILE: the embedded demo keeps its subjects in SQLite and its sessions in memory', SERVER_USAGE);
   else {
     log.info('no --config given: the core alone on the embedded demo configuration (`svc demo` adds the gateway and the portal)');
     const environment = demoEnvironment();
-    const { running } = await startDemoCore({ ...environment, host: values.host ?? environment.host, port: values.port === undefined ? environment.port : Number(values.port) }, log);
+    const { running } = await startDemoCore({ ...environment, host: values.host ?? environment.host, port: port ?? environment.port }, log);
     return handleSignals(running);
   }
   const overrides = {
     host: values.host ?? process.env.SVC_HOST ?? config.server.host,
-    port: Number(values.port ?? process.env.SVC_PORT ?? config.server.port),
+    port: port ?? Number(process.env.SVC_PORT ?? config.server.port),
     dataDir: process.env.SVC_DATA_DIR ?? config.server.dataDir,
   };
   config = buildConfig({ ...structuredClone(config), server: { ...config.server, ...overrides } }, {});
@@ -99,7 +180,8 @@ async function startDemoCore(environment: DemoEnvironment, log: Logger) {
   return { running, config, credentials };
 }
 
-async function demo(): Promise<void> {
+async function demo(argv: string[]): Promise<void> {
+  if (!parseCommandArgs(argv, {}, DEMO_USAGE)) return;
   const destination = stdoutDestination();
   const log = createLogger({ destination });
   const { running, config, credentials } = await startDemoCore(demoEnvironment(), log);
@@ -137,13 +219,15 @@ async function startDemoPortal(host: string, dataDir: string, credentials: DemoC
 }
 
 async function gateway(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION } });
+  const values = parseCommandArgs(argv, { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, ...WORKERS_OPTION }, GATEWAY_USAGE);
+  if (!values) return;
   const path = values.config ?? process.env.SVC_GATEWAY_CONFIG;
-  if (!path) throw new Error('svc gateway needs --config FILE (or SVC_GATEWAY_CONFIG)');
-  const workers = workerCount(values.workers);
+  if (!path) throw new UsageError('svc gateway needs --config FILE (or SVC_GATEWAY_CONFIG)', GATEWAY_USAGE);
+  const workers = workerCount(values.workers, GATEWAY_USAGE);
+  const port = portOption(values.port, GATEWAY_USAGE);
   let config = loadGatewayConfigFile(path, process.env);
-  if (values.host !== undefined || values.port !== undefined) {
-    config = buildGatewayConfig({ gateway: { ...config, host: values.host ?? config.host, port: Number(values.port ?? config.port) } });
+  if (values.host !== undefined || port !== undefined) {
+    config = buildGatewayConfig({ gateway: { ...config, host: values.host ?? config.host, port: port ?? config.port } });
   }
   if (workers !== undefined) {
     const { assertGatewayStoresShared, superviseGatewayWorkers } = await import('../gateway/src/workers');
@@ -159,33 +243,73 @@ async function gateway(argv: string[]): Promise<void> {
 }
 
 async function portal(argv: string[]): Promise<void> {
-  const { values } = parseArgs({ args: argv, options: { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } } });
+  const values = parseCommandArgs(argv, { config: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' } }, PORTAL_USAGE);
+  if (!values) return;
   const path = values.config ?? process.env.SVC_PORTAL_CONFIG;
-  if (!path) throw new Error('svc portal needs --config FILE (or SVC_PORTAL_CONFIG)');
+  if (!path) throw new UsageError('svc portal needs --config FILE (or SVC_PORTAL_CONFIG)', PORTAL_USAGE);
+  const port = portOption(values.port, PORTAL_USAGE);
   // Loaded on demand: the other commands need neither the container nor the portlets.
   const { loadPortalConfigFile, startPortal } = await import('../portlet-adapter/src/portal');
-  const config = loadPortalConfigFile(path, process.env, { host: values.host, port: values.port === undefined ? undefined : Number(values.port) });
+  const config = loadPortalConfigFile(path, process.env, { host: values.host, port });
   const running = await startPortal(config);
   const stop = () => void running.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
 }
 
-async function printSchema(which: string | undefined): Promise<void> {
-  let schema: unknown;
-  if (which === undefined || which === 'core') schema = configSchema;
-  else if (which === 'gateway') schema = (await import('../gateway/src/config')).gatewaySchema;
-  else if (which === 'portal') schema = (await import('../portlet-adapter/src/portal/config/schema')).portalConfigSchema;
+/**
+ * `svc config-schema [which]`: the published JSON Schema of a file. The three configuration files
+ * take `${NAME}` placeholders, which their published schemas accept (the loaders check the
+ * substituted value strictly); portlet.json takes none.
+ */
+async function printSchema(argv: string[]): Promise<void> {
+  if (argv.includes('--help') || argv.includes('-h')) return void process.stdout.write(CONFIG_SCHEMA_USAGE);
+  if (argv.length > 1) throw new UsageError(`one file at most, not ${argv.length}`, CONFIG_SCHEMA_USAGE);
+  const which = argv[0];
+  let schema: object;
+  if (which === undefined || which === 'core') schema = acceptingPlaceholders(configSchema);
+  else if (which === 'gateway') schema = acceptingPlaceholders((await import('../gateway/src/config')).gatewaySchema);
+  else if (which === 'portal') schema = acceptingPlaceholders((await import('../portlet-adapter/src/portal/config/schema')).portalConfigSchema);
   else if (which === 'portlet') schema = (await import('../portlet-adapter/src/container/descriptor/schema')).portletDescriptorSchema;
-  else throw new Error(`config-schema: unknown file "${which}" (core, gateway, portal or portlet)`);
+  else throw new UsageError(`unknown file "${which}" (core, gateway, portal or portlet)`, CONFIG_SCHEMA_USAGE);
   process.stdout.write(JSON.stringify(schema, null, 2) + '\n');
+}
+
+/** Each command's usage, for `svc help COMMAND` (the commands with their own parser print theirs). */
+async function usageOf(command: string): Promise<string | undefined> {
+  switch (command) {
+    case 'demo':
+      return DEMO_USAGE;
+    case 'server':
+      return SERVER_USAGE;
+    case 'gateway':
+      return GATEWAY_USAGE;
+    case 'portal':
+      return PORTAL_USAGE;
+    case 'gen-secret':
+      return GEN_SECRET_USAGE;
+    case 'config-schema':
+      return CONFIG_SCHEMA_USAGE;
+    case 'hash-password':
+      return (await import('../server/src/passwords/hash-password-command')).HASH_PASSWORD_USAGE;
+    case 'migrate':
+      return (await import('../server/src/subjects/migrate-command')).MIGRATE_USAGE;
+    case 'export':
+      return (await import('../server/src/subjects/transfer-command')).EXPORT_USAGE;
+    case 'import':
+      return (await import('../server/src/subjects/transfer-command')).IMPORT_USAGE;
+    case 'cli':
+      return (await import('../client/src/cli/main')).CLI_USAGE + '\n';
+    default:
+      return undefined;
+  }
 }
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   switch (command) {
     case 'demo':
-      return demo();
+      return demo(rest);
     case 'server':
       return server(rest);
     case 'gateway':
@@ -196,6 +320,7 @@ async function main(): Promise<void> {
       process.exitCode = await runHashPassword(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       return;
     case 'gen-secret':
+      if (!parseCommandArgs(rest, {}, GEN_SECRET_USAGE)) return;
       process.stdout.write(randomBytes(32).toString('base64url') + '\n');
       return;
     case 'cli': {
@@ -217,14 +342,28 @@ async function main(): Promise<void> {
       return;
     }
     case 'config-schema':
-      return printSchema(rest[0]);
+      return printSchema(rest);
+    case 'help':
+    case '--help':
+    case '-h': {
+      // `svc help COMMAND`: that command's usage; `svc help`, `svc --help`: the list of commands.
+      const usage = rest[0] === undefined ? USAGE + '\n' : await usageOf(rest[0]);
+      if (usage === undefined) throw new UsageError(`unknown command "${rest[0]}"`, USAGE + '\n');
+      process.stdout.write(usage);
+      return;
+    }
+    case undefined:
+      throw new UsageError('no command given', USAGE + '\n');
     default:
-      process.stderr.write(USAGE + '\n');
-      process.exitCode = command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+      throw new UsageError(`unknown command "${command}"`, USAGE + '\n');
   }
 }
 
 main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`svc: ${error.message}\n\n${error.usage}`);
+    process.exit(2);
+  }
   if (error instanceof ConfigError) process.stderr.write(`svc: ${error.message}\n`);
   else process.stderr.write(`svc: ${(error as Error).message}\n`);
   process.exit(1);

@@ -143,6 +143,33 @@ describe('svc cli', () => {
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/Unknown option '--secret'/);
     const noUser = await cli(['login', ...base()]);
-    expect(noUser).toMatchObject({ code: 2, stderr: 'svc cli: give --user ID (or SVC_USER), or --anonymous\n' });
+    expect(noUser.code).toBe(2);
+    expect(noUser.stderr).toMatch(/^svc cli: give --user ID \(or SVC_USER\), or --anonymous\n\nusage: svc cli <command>/);
+  });
+
+  it('no core given: names --base-url and SVC_BASE_URL, exit 2 with the usage', async () => {
+    const answer = await cli(['login', '--anonymous']);
+    expect(answer).toMatchObject({ code: 2, stdout: '' });
+    expect(answer.stderr).toMatch(/^svc cli: no core given: --base-url URL \(or SVC_BASE_URL\)/);
+    expect(answer.stderr).toMatch(/^usage: svc cli <command>/m);
+  });
+
+  it('a check on a subject without its id is refused here, as an unknown operation is, before any session', async () => {
+    for (const op of ['READ', 'update', 'DELETE']) {
+      const answer = await cli(['can', op]);
+      expect(answer).toMatchObject({ code: 2, stdout: '' });
+      expect(answer.stderr).toMatch(new RegExp(`^svc cli: ${op.toUpperCase()} is checked on a subject: svc cli can ${op.toUpperCase()} ID\n\nusage: svc cli`));
+    }
+    expect((await cli(['can', 'SEARCH', 'bob'])).stderr).toMatch(/^svc cli: SEARCH is checked on the context, not a subject/);
+    expect((await cli(['can', 'FROB'])).stderr).toMatch(/^svc cli: OP is one of CREATE, READ, UPDATE, DELETE, SEARCH\n\nusage: svc cli/);
+  });
+
+  it('a password login refused with no client named says to name one with --client-id', async () => {
+    const answer = await cli(['login', ...base(), '--user', 'alice'], { stdin: `${TEST_CREDENTIALS.users.alice}\n` });
+    expect(answer.code).toBe(1);
+    expect(answer.stderr).toMatch(/^svc cli: login_failed \(401\): .*; no client was named, so the core's default client was used: name one with --client-id ID \(or SVC_CLIENT_ID\)\n$/);
+    // Named, the same password is accepted: the hint was the cause.
+    expect((await cli(['login', ...base(), '--client-id', 'svc-web', '--user', 'alice'], { stdin: `${TEST_CREDENTIALS.users.alice}\n` })).code).toBe(0);
+    expect((await cli(['logout'])).code).toBe(0);
   });
 });

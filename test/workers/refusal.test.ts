@@ -50,10 +50,11 @@ describe('svc server --workers N on stores that are not shared', () => {
 
   test('without --config (the embedded demo), and with a count that is not a whole number from 1', async () => {
     const demo = await runSvc(['server', '--workers', '2'], { env: { SVC_CONFIG: '', SVC_DATA_DIR: tempDir() } });
-    expect(demo).toMatchObject({ code: 1, stderr: expect.stringMatching(/^svc: svc server --workers needs --config FILE/) });
+    // Mistakes in the command line: exit 2, the usage after the mistake.
+    expect(demo).toMatchObject({ code: 2, stderr: expect.stringMatching(/^svc: svc server --workers needs --config FILE.*\n\nusage: svc server /) });
     const config = await coreConfigFile(tempDir());
     for (const bad of ['0', '257', '1.5', 'two']) {
-      expect(await runSvc(['server', '--config', config, '--workers', bad])).toMatchObject({ code: 1, stderr: `svc: --workers must be a whole number from 1 to 256, not "${bad}"\n` });
+      expect(await runSvc(['server', '--config', config, '--workers', bad])).toMatchObject({ code: 2, stderr: expect.stringMatching(new RegExp(`^svc: --workers must be a whole number from 1 to 256, not "${bad}"\n\nusage: svc server `)) });
     }
   });
 });

@@ -6,6 +6,16 @@ import type { AttributeChanges } from '../types';
 
 export class UsageError extends Error {}
 
+/** A failure with what to do about it: main.ts prints the failure's own reason, then the hint. */
+export class HintedError extends Error {
+  constructor(
+    readonly failure: unknown,
+    readonly hint: string,
+  ) {
+    super(hint);
+  }
+}
+
 export function parseAttributes(args: readonly string[]): AttributeChanges {
   const out: AttributeChanges = {};
   const lists = new Set<string>();

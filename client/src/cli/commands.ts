@@ -1,10 +1,10 @@
 /** The CLI's commands: each resolves to an exit code, or throws (main.ts prints one line). */
 import { loadClientConfig } from '../config';
 import { Connection } from '../connection';
-import { SvcSessionError } from '../errors';
+import { SvcLoginError, SvcSessionError } from '../errors';
 import type { Credentials } from '../login';
 import { OPERATIONS } from '../types';
-import { UsageError, parseAttributes } from './attributes';
+import { HintedError, UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
 import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
 import { readPassword } from '../../../common/src/tty/prompt';
@@ -41,8 +41,26 @@ export interface CliContext {
 type Command = (ctx: CliContext) => Promise<number>;
 
 function args(ctx: CliContext, min: number, max: number, usage: string): string[] {
-  if (ctx.positionals.length < min || ctx.positionals.length > max) throw new UsageError(`usage: svc cli ${usage}`);
+  const given = ctx.positionals.length;
+  if (given < min) throw new UsageError(`missing ${min - given === 1 ? 'an argument' : 'arguments'}: svc cli ${usage}`);
+  if (given > max) throw new UsageError(`${max === 0 ? 'no arguments expected' : 'too many arguments'}: svc cli ${usage}`);
   return ctx.positionals;
+}
+
+/**
+ * The client's settings from --base-url/--client-id, the environment and the config file. Missing
+ * or malformed ones are the command line's mistake (exit 2), named by the flag that gives them.
+ */
+function clientConfig(ctx: CliContext) {
+  const { values, io } = ctx;
+  try {
+    return loadClientConfig({ config: { baseUrl: values['base-url'], clientId: values['client-id'] }, env: io.env, file: ctx.configFile });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    // The library names its settings (baseUrl, SVC_BASE_URL); a CLI user gives flags.
+    if (/baseUrl is required/.test(error.message)) throw new UsageError('no core given: --base-url URL (or SVC_BASE_URL), e.g. --base-url http://127.0.0.1:8080/svc');
+    throw new UsageError(error.message.replace(/^svc client: /, '').replace(/\bbaseUrl\b/g, '--base-url').replace(/\bclientId\b/g, '--client-id'));
+  }
 }
 
 function print<T>(ctx: CliContext, value: T, human: (v: T) => string): void {
@@ -71,7 +89,7 @@ function tlsFiles(paths: CliSession['tls']): TransportOptions['tls'] {
 const login: Command = async (ctx) => {
   args(ctx, 0, 0, 'login [--user ID] [--trusted | --anonymous] | login --cert FILE --key FILE');
   const { values, io } = ctx;
-  const config = loadClientConfig({ config: { baseUrl: values['base-url'], clientId: values['client-id'] }, env: io.env, file: ctx.configFile });
+  const config = clientConfig(ctx);
   const user = values.user ?? io.env.SVC_USER;
   if ((values.cert === undefined) !== (values.key === undefined)) throw new UsageError('--cert and --key go together');
   if (values.cert !== undefined && (values.user !== undefined || values.trusted || values.anonymous)) throw new UsageError('--cert takes no --user, --trusted or --anonymous');
@@ -84,7 +102,16 @@ const login: Command = async (ctx) => {
   else if (values.trusted) credentials = { kind: 'principal', user };
   else credentials = { kind: 'password', user, password: await password(ctx, 'SVC_PASSWORD', 'Password: ') };
   await endSaved(ctx); // one CLI session at a time: the old one is ended, not left to idle out
-  const conn = await Connection.open(credentials, { config, contextId: values.context, tls });
+  let conn: Connection;
+  try {
+    conn = await Connection.open(credentials, { config, contextId: values.context, tls });
+  } catch (error) {
+    // No client named: the core's default client answered, which usually takes no passwords.
+    if (error instanceof SvcLoginError && config.clientId === undefined && credentials.kind !== 'anonymous') {
+      throw new HintedError(error, 'no client was named, so the core\'s default client was used: name one with --client-id ID (or SVC_CLIENT_ID)');
+    }
+    throw error;
+  }
   try {
     const session = await conn.session();
     writeSession(ctx.sessionPath, { ...conn.exportSession(), ...(user && !values.anonymous && !values.cert ? { user } : {}), ...(tlsPaths ? { tls: tlsPaths } : {}) });
@@ -192,10 +219,15 @@ const remove: Command = (ctx) => {
   });
 };
 
+/** The check's operations on one subject (READ ID); the others address the collection (SEARCH). */
+const ON_A_SUBJECT: readonly string[] = ['READ', 'UPDATE', 'DELETE'];
+
 const can: Command = (ctx) => {
   const [op, id] = args(ctx, 1, 2, 'can OP [ID]');
   const operation = OPERATIONS.find((o) => o === op.toUpperCase());
   if (!operation) throw new UsageError(`OP is one of ${OPERATIONS.join(', ')}`);
+  if (ON_A_SUBJECT.includes(operation) && id === undefined) throw new UsageError(`${operation} is checked on a subject: svc cli can ${operation} ID`);
+  if (!ON_A_SUBJECT.includes(operation) && id !== undefined) throw new UsageError(`${operation} is checked on the context, not a subject: svc cli can ${operation}`);
   return withSession(ctx, async (conn) => {
     const check = await conn.check(operation, id);
     print(ctx, check, decisionLine);

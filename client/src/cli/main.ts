@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SvcClientError, SvcSessionError } from '../errors';
-import { UsageError } from './attributes';
+import { HintedError, UsageError } from './attributes';
 import { COMMANDS, type CliContext } from './commands';
 import { Interrupted, type PromptIo } from '../../../common/src/tty/prompt';
 import { sessionFilePath } from './session-file';
@@ -75,9 +75,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
   const [name, ...positionals] = parsed.positionals;
-  if (parsed.values.help || name === undefined || name === 'help') {
+  if (parsed.values.help || name === 'help') {
     io.stdout.write(CLI_USAGE + '\n');
-    return name === undefined && !parsed.values.help ? 2 : 0;
+    return 0;
+  }
+  if (name === undefined) {
+    io.stderr.write(`svc cli: no command given\n\n${CLI_USAGE}\n`);
+    return 2;
   }
   const command = COMMANDS[name];
   if (!command) {
@@ -95,14 +99,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     return await command(ctx);
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`svc cli: ${reason(error)}\n\n${CLI_USAGE}\n`);
+      return 2;
+    }
     io.stderr.write(`svc cli: ${reason(error)}\n`);
-    if (error instanceof Interrupted) return 130;
-    return error instanceof UsageError ? 2 : 1;
+    return error instanceof Interrupted ? 130 : 1;
   }
 }
 
 /** One line: the server's code and detail, or the local reason. Never a cookie or a password. */
 function reason(error: unknown): string {
+  if (error instanceof HintedError) return `${reason(error.failure)}; ${error.hint}`;
   if (error instanceof SvcSessionError) return `${error.code}: the session has ended; run "svc cli login"`;
   if (error instanceof SvcClientError) {
     const fields = error.problem.errors?.map((e) => `${e.path}: ${e.message}`).join('; ');

@@ -87,7 +87,7 @@ async function run(
     }
     const { values, positionals } = parsed;
     if (values.help) {
-      io.stderr.write(usage);
+      io.stdout.write(usage);
       return 0;
     }
     if (!values.context) throw new UsageError('--context is required');
