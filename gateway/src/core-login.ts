@@ -3,7 +3,8 @@
  * one POST {base}/login built by the client library (`loginForm`, sealed with its `ClientSealer` as
  * SPEC section 5 says): the client principal of a portal user (`contextId/uniqueId`, SPEC section 9),
  * and a person's own name and password for `POST {gw}/api/login`. Each carries the visitor's address
- * as `X-Forwarded-For`, so the core's lockout and throttles count the visitor, never the gateway.
+ * as a signed `X-Svc-Forwarded-For` (visitor-address.ts), so the core's lockout and throttles count
+ * the visitor, never the gateway.
  * Visitors need no login at all: their ANON session is the one the core issues (core-sessions.ts).
  * The gateway keeps only the session cookie. Logout is one POST {base}/logout.
  */
@@ -14,6 +15,7 @@ import { BadGateway, LoginFailed, SvcError } from '../../common/src/errors';
 import { formatPrincipalName, principalNameOf, type PrincipalName } from '../../common/src/principal-name';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { toGatewayError } from './core-errors';
+import { VISITOR_ADDRESS_HEADER, visitorAddressSigner, type SignVisitorAddress } from './visitor-address';
 
 /** The session structure of SPEC section 4, as the core answers it. */
 export interface SessionView {
@@ -70,11 +72,13 @@ export class SealedCoreLogin implements CoreLogin {
   readonly #cookieName: string;
   /** PBKDF2 runs once per gateway, not per login. */
   readonly #sealer: ClientSealer;
+  readonly #signAddress: SignVisitorAddress;
 
   constructor(options: SealedCoreLoginOptions) {
     this.#options = options;
     this.#cookieName = options.cookieName ?? 'SVCSESSIONID';
     this.#sealer = new ClientSealer(options.clientId, options.secret);
+    this.#signAddress = visitorAddressSigner(options.clientId, options.secret);
   }
 
   async principal(base: string, user: PrincipalName, address: string | null): Promise<string> {
@@ -133,10 +137,13 @@ export class SealedCoreLogin implements CoreLogin {
   }
 
   async #send(url: string, method: 'GET' | 'POST', headers: Record<string, string>, address: string | null, body?: string): Promise<CoreAnswer> {
+    // Parsed once: the path signed is the path sent.
+    const target = new URL(url);
+    const vouched = address === null ? {} : { [VISITOR_ADDRESS_HEADER]: this.#signAddress(address, method, target.pathname + target.search) };
     try {
-      const answer = await request(url, {
+      const answer = await request(target, {
         method,
-        headers: { accept: JSON_ACCEPT, ...headers, ...(address === null ? {} : { 'x-forwarded-for': address }) },
+        headers: { accept: JSON_ACCEPT, ...headers, ...vouched },
         body,
         dispatcher: this.#options.dispatcher,
       });

@@ -19,6 +19,7 @@ import { MemoryCoreSessions } from './memory-core-sessions';
 import { RedisCoreSessions } from './redis-core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
 import { guardServer, listen } from '../../common/src/http/listen';
+import { visitorAddressSigner } from './visitor-address';
 
 export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
 export type { CoreLogin } from './core-login';
@@ -72,6 +73,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     sessions,
     dispatcher,
     timeoutMs,
+    signAddress: visitorAddressSigner(config.clientId, config.secret),
     trust: { portals: config.portals, nonces, log, metrics },
   });
   const server = http.createServer(httpOptions, listener);

@@ -9,7 +9,8 @@
  * is safe, the request goes to the next one.
  *
  * Forwarding is an allow-list both ways (SPEC section 9): the portal's request keeps only the
- * headers below, plus the gateway's own cookie and the visitor's address as `X-Forwarded-For`; the
+ * headers below, plus the gateway's own cookie and the visitor's address as a signed
+ * `X-Svc-Forwarded-For` (visitor-address.ts); the
  * core's answer keeps only the headers below, its `Location` rewritten to the gateway's path, and
  * never a `Set-Cookie`. Anything new on either side stays out until it is listed here.
  */
@@ -24,6 +25,7 @@ import { CoreUnreachable, toGatewayError } from './core-errors';
 import type { CorePool } from './core-pool';
 import type { CoreSession, CoreSessions } from './core-sessions';
 import type { GatewayMetrics } from './observability';
+import { VISITOR_ADDRESS_HEADER, type SignVisitorAddress } from './visitor-address';
 
 export interface ProxyDeps {
   /** The gateway's root, e.g. `/gw`: `Location` answers are rewritten under `{root}/api`. */
@@ -35,6 +37,8 @@ export interface ProxyDeps {
   dispatcher: Dispatcher;
   timeoutMs: number;
   metrics: GatewayMetrics;
+  /** Signs the visitor's address for the core (X-Svc-Forwarded-For). */
+  signAddress: SignVisitorAddress;
 }
 
 export interface Outbound {
@@ -47,7 +51,7 @@ export interface Outbound {
   body: Buffer | undefined;
 }
 
-/** The portal's request headers that reach the core (the gateway adds its Cookie and X-Forwarded-For). */
+/** The portal's request headers that reach the core (the gateway adds its Cookie and X-Svc-Forwarded-For). */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent'];
 /** The core's answer headers that reach the portal (Location rewritten; never Set-Cookie). */
 const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'etag', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
@@ -163,9 +167,9 @@ async function send(deps: ProxyDeps, session: CoreSession, principal: VerifiedPr
     if (value !== undefined) headers[name] = value;
   }
   if (session.cookie !== '') headers.cookie = session.cookie;
-  // The visitor's address as the portal saw it; the core honours it from the gateway's address only.
-  if (principal.address !== null) headers['x-forwarded-for'] = principal.address;
   const path = prefix + outbound.path + (outbound.query ? `?${outbound.query}` : '');
+  // The visitor's address as the portal saw it, signed for this request (the core trusts the key, not our address).
+  if (principal.address !== null) headers[VISITOR_ADDRESS_HEADER] = deps.signAddress(principal.address, outbound.method, path);
   try {
     return await deps.dispatcher.request({
       origin,

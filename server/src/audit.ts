@@ -11,7 +11,9 @@ export type AuditEvent =
   | 'config_change'
   | 'client_validation'
   | 'header_token_ignored'
-  | 'xfcc_ignored';
+  | 'xfcc_ignored'
+  | 'forwarded_for_ignored'
+  | 'password_hash_refused';
 
 export interface AuditRecord {
   event: AuditEvent;

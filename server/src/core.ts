@@ -12,6 +12,7 @@ import { ClientCertificates } from './certificates/client-certificates';
 import { ConfigError } from './config/load';
 import { TrustedPeers } from './authenticators/trusted-peers';
 import { createLogger, type Logger } from '../../common/src/log';
+import { forwardedForKey } from '../../common/src/assertion/forwarded-for';
 import { coreLockoutLimits, type LockoutStore } from './login/lockout-store';
 import { MemoryLockoutStore } from './login/memory-lockout-store';
 import { Metrics } from './metrics';
@@ -52,6 +53,8 @@ interface Derived {
   certificates?: ClientCertificates;
   /** `server.tls.xfccPeers`: whose X-Forwarded-Client-Cert counts. */
   xfccPeers: TrustedPeers;
+  /** The X-Svc-Forwarded-For keys (one per secret) of each client with `allowPrincipalAssertion`. */
+  forwardedForKeys: ReadonlyMap<string, readonly Buffer[]>;
 }
 
 /**
@@ -156,6 +159,14 @@ export class Core {
     return this.derived.xfccPeers;
   }
 
+  /**
+   * The keys that verify a client's X-Svc-Forwarded-For (SPEC section 9), or undefined when the
+   * client may not vouch for a visitor's address (unknown, no secret, no `allowPrincipalAssertion`).
+   */
+  forwardedForKeys(clientId: string): readonly Buffer[] | undefined {
+    return this.derived.forwardedForKeys.get(clientId);
+  }
+
   /** Swaps in a new configuration atomically; stores of contexts that remain are kept. */
   apply(config: SvcConfig): void {
     // Files first: a CA bundle or CRL that does not load refuses the whole configuration.
@@ -181,6 +192,8 @@ export class Core {
       reserved,
       certificates,
       xfccPeers: new TrustedPeers(config.server.tls?.xfccPeers ?? [], 'server.tls.xfccPeers'),
+      // Derived with each configuration, so a reload's new secret verifies at once and a removed one no longer does.
+      forwardedForKeys: new Map(config.clients.filter((c) => c.allowPrincipalAssertion && c.secret?.length).map((c) => [c.id, c.secret!.map((secret) => forwardedForKey(secret))])),
     };
   }
 

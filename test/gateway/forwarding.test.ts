@@ -6,12 +6,22 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forwardedForKey, verifyForwardedFor } from '../../common/src/assertion/forwarded-for';
 import type { RunningGateway } from '../../gateway/src/index';
-import type { TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { employee, send, startCoreAndGateway, startTestGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
+/** The address a core would read from the request's X-Svc-Forwarded-For (verified with the gateway client's key), if any. */
+function vouchedAddress(req: { method: string; url: string; headers: http.IncomingHttpHeaders }): string | undefined {
+  const header = req.headers['x-svc-forwarded-for'];
+  if (typeof header !== 'string') return undefined;
+  const key = forwardedForKey(TEST_CREDENTIALS.clients['portal-gateway']);
+  const verified = verifyForwardedFor(header, { method: req.method, pathAndQuery: req.url, now: Math.floor(Date.now() / 1000), keys: (id) => (id === 'portal-gateway' ? [key] : undefined) });
+  return verified.ok ? verified.address : undefined;
+}
+
 /** What the portal may pass, and what the gateway adds (its cookie, the visitor's address). */
-const FORWARDED = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent', 'cookie', 'x-forwarded-for'];
+const FORWARDED = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent', 'cookie', 'x-svc-forwarded-for'];
 /** What the HTTP client itself sends on every request. */
 const TRANSPORT = ['host', 'connection', 'content-length'];
 const RETURNED = ['content-type', 'content-length', 'etag', 'location', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
@@ -68,18 +78,20 @@ describe('against a real core', () => {
     expect(req.url).toBe('/svc/resources/session?keep=1');
     for (const name of names(req.headers)) expect([...FORWARDED, ...TRANSPORT]).toContain(name);
     expect(names(req.headers).filter((name) => !TRANSPORT.includes(name))).toEqual(
-      ['accept', 'accept-language', 'cookie', 'if-none-match', 'user-agent', 'x-forwarded-for', 'x-request-id'],
+      ['accept', 'accept-language', 'cookie', 'if-none-match', 'user-agent', 'x-request-id', 'x-svc-forwarded-for'],
     );
-    expect(req.headers).toMatchObject({ accept: 'application/json', 'accept-language': 'de', 'x-request-id': 'portal-request-1', 'user-agent': 'portal/1.0', 'x-forwarded-for': '203.0.113.9' });
+    expect(req.headers).toMatchObject({ accept: 'application/json', 'accept-language': 'de', 'x-request-id': 'portal-request-1', 'user-agent': 'portal/1.0' });
+    expect(vouchedAddress(req)).toBe('203.0.113.9');
     expect(req.headers.cookie).toMatch(/^SVCSESSIONID=[A-Za-z0-9_.-]+$/);
     expect(req.headers.cookie).not.toContain('portal-supplied');
     for (const name of names(answer.headers)) expect([...RETURNED, ...SERVER]).toContain(name);
     expect(answer.headers['set-cookie']).toBeUndefined();
   });
 
-  it('a visitor whose address is unknown sends no X-Forwarded-For', async () => {
+  it('a visitor whose address is unknown sends no X-Svc-Forwarded-For (and never the X-Forwarded-For it was given)', async () => {
     const from = seen.length;
     await send(gateway, '/gw/api/session', { user: null, visitor: 'forwarding-2', headers: { 'x-forwarded-for': '10.0.0.1' } });
+    expect(seen[from].headers['x-svc-forwarded-for']).toBeUndefined();
     expect(seen[from].headers['x-forwarded-for']).toBeUndefined();
   });
 });
@@ -153,7 +165,7 @@ describe('against a capture server', () => {
     await send(gateway, '/gw/api/session', { user: null, visitor: 'capture-1', address: '192.0.2.1', headers: PORTAL_HEADERS });
     const [next] = captured.splice(0);
     expect(next.headers.cookie).toBe('SVCSESSIONID=core-session; SVCFLOW=flow-state');
-    expect(next.headers['x-forwarded-for']).toBe('192.0.2.1');
+    expect(vouchedAddress({ method: next.method ?? '', url: next.url ?? '', headers: next.headers })).toBe('192.0.2.1');
     // Another visitor starts without any.
     await send(gateway, '/gw/api/session', { user: null, visitor: 'capture-2', headers: PORTAL_HEADERS });
     expect(captured.splice(0)[0].headers.cookie).toBeUndefined();

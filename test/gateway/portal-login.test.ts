@@ -3,6 +3,7 @@
  * svc name and password through the gateway's sealed UserPass login; the answer is the session
  * structure and the subject's roles, and the new core session is what the user's later requests use.
  */
+import { forwardedForKey, verifyForwardedFor } from '../../common/src/assertion/forwarded-for';
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
@@ -39,7 +40,10 @@ describe('POST {gw}/api/login', () => {
     // One sealed login, carrying the visitor's address.
     const logins = seen.slice(from).filter((req) => req.url === '/svc/login');
     expect(logins).toHaveLength(1);
-    expect(logins[0].headers['x-forwarded-for']).toBe('198.51.100.20');
+    expect(logins[0].headers['x-forwarded-for']).toBeUndefined();
+    const key = forwardedForKey(TEST_CREDENTIALS.clients['portal-gateway']);
+    const vouched = verifyForwardedFor(String(logins[0].headers['x-svc-forwarded-for']), { method: 'POST', pathAndQuery: '/svc/login', now: Math.floor(Date.now() / 1000), keys: () => [key] });
+    expect(vouched).toMatchObject({ ok: true, address: '198.51.100.20' });
 
     const next = seen.length;
     const session = await send(gateway, '/gw/api/session', { user: employee('bob'), visitor: 'visitor-bob' });

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { ContextConfig } from '../config/types';
 
 /** The credentials `npm start` generates once and keeps in `SVC_DATA_DIR/demo-credentials.json`. */
@@ -34,18 +33,6 @@ function context(id: string, registration: boolean, forgottenPassword: boolean):
 }
 
 /**
- * The addresses the demo's gateway reaches the core from, whose `X-Forwarded-For` (the visitor's
- * address, SPEC section 9) the core honours: the loopback networks, and the core's own address when it
- * listens on one particular address (the in-process gateway then connects from that address).
- */
-function gatewayAddresses(host: string): string[] {
-  const loopback = ['127.0.0.0/8', '::1/128'];
-  const family = isIP(host);
-  if (family === 0 || host === '0.0.0.0' || host === '::' || loopback.includes(host)) return loopback;
-  return [...loopback, `${host}/${family === 4 ? 32 : 128}`];
-}
-
-/**
  * The embedded demo configuration (SPEC section 11) as a configuration document, validated like
  * any file. Secrets come from the generated credentials; the system hash is computed at start.
  */
@@ -58,7 +45,9 @@ export function demoConfigDocument(options: {
 }): Record<string, unknown> {
   const { credentials } = options;
   return {
-    server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir, trustProxy: gatewayAddresses(options.host) },
+    // No trusted proxy: the gateway vouches for the visitor's address with a key, X-Svc-Forwarded-For
+    // (SPEC section 9); an address (any local process may bind one) would let anyone choose it.
+    server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir, trustProxy: [] },
     contexts: [context('employees', false, true), context('customers', true, false)],
     authenticators: [
       { id: 'anonymous', kind: 'Anonymous', variant: 'anonymous', sessionType: 'ANON' },

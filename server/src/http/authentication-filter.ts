@@ -5,6 +5,7 @@ import { Credentials } from '../authenticators/authenticator';
 import type { Core } from '../core';
 import type { Session } from '../sessions/session';
 import { readCookie, setSessionCookie } from './cookies';
+import { peerOf } from './peer';
 
 /** The seed's not-enforced URIs (5.1.4), relative to the context root. */
 const NOT_ENFORCED: Array<{ methods: string[]; pattern: RegExp }> = [
@@ -77,8 +78,7 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
  * page). Login and logout themselves are handled by their routes.
  */
 export async function authenticate(core: Core, req: Request, res: Response, path: string): Promise<boolean> {
-  // req.ip walks X-Forwarded-For even when no proxy is trusted; without one, the socket's peer is it.
-  const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
+  const peer = peerOf(core, req);
   const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
   const resolved = await core.sessions.resolve(presented);
   // An INTERNAL session serves the not-enforced URIs alone (SPEC 4): elsewhere it is no session, but

@@ -18,6 +18,7 @@ import type { Core } from '../../core';
 import { authenticate } from '../authentication-filter';
 import { bodyText, readRawBody } from '../body';
 import { handleError, logUnexpected } from '../error-handler';
+import { peerOf } from '../peer';
 import { actionOf, envelope, membersOf, readEnvelope, SVC_NS, svcElement, versionOf, type SoapVersion } from './envelope';
 import { faultOf } from './faults';
 import { isOperationName, performOperation } from './operations';
@@ -71,7 +72,7 @@ async function call(core: Core, req: Request, res: Response, version: SoapVersio
   const security = securityHeaderOf(headers, version);
   if (security) {
     // A transient login: nothing is stored, no cookie is set, and a presented cookie is not used.
-    const peer = (core.config.server.trustProxy.length ? req.ip : req.socket.remoteAddress) ?? '';
+    const peer = peerOf(core, req);
     const session = await headerSession(core, security, peer);
     req.svc = { id: req.svc?.id ?? randomUUID(), peer, session, sessionExpired: false };
   } else if (!(await authenticate(core, req, res, SERVICE_PATH))) {
