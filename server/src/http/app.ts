@@ -11,13 +11,15 @@ import { forgotRoutes } from './forgot-routes';
 import { homeRoutes } from './home-routes';
 import { loginRoutes } from './login-routes';
 import { registerRoutes } from './register-routes';
+import { refuseUntargetedChecks } from './untargeted-checks';
 import { opsRouter } from '../../../common/src/http/ops';
 
 /**
  * The routes express serves (everything but the REST API, which the listener routes itself): operations
- * at the root; under the context root the authentication filter, then login and logout, the
- * home page, the registration and forgotten-password pages, AuthZEN, the config area (JSON or a page) and the
- * forgotten-password flow's REST face; 404 and the error handler at the end.
+ * at the root; under the context root the authentication filter, the refusal of checks where there
+ * is no target, then login and logout, the home page, the registration and forgotten-password pages,
+ * AuthZEN, the config area (JSON or a page) and the forgotten-password flow's REST face; 404 and the
+ * error handler at the end.
  */
 export function createApp(core: Core): Express {
   const app = express();
@@ -34,6 +36,7 @@ export function createApp(core: Core): Express {
 
   const base = Router({ caseSensitive: true, strict: true });
   base.use(authenticationFilter(core));
+  base.use(refuseUntargetedChecks(core));
   base.use(homeRoutes(core));
   base.use(loginRoutes(core));
   base.use(registerRoutes(core));

@@ -13,6 +13,7 @@ import { configPage } from './pages/config-pages';
 import { sendPage } from './pages/html';
 import { sendDocument } from './respond';
 import { checkSameOrigin } from './same-origin';
+import { answerCheck, asksCheck, checkedOperationOn, type CheckableRoute } from './rest/check';
 
 export type ReloadResult = { ok: true } | { ok: false; problems: string[] };
 
@@ -30,6 +31,16 @@ const reloaders = new WeakMap<Core, () => ReloadResult>();
 export function registerConfigReload(core: Core, reload: () => ReloadResult): void {
   reloaders.set(core, reload);
 }
+
+/**
+ * The config area's routes as a check sees them (SPEC section 6: the check holds on every route,
+ * `config` included): its target is `config`, read with GET and changed with POST.
+ */
+const CHECKABLE: Record<string, CheckableRoute> = {
+  '/config': { methods: { GET: 'READ' }, fits: ['READ'], name: 'the configuration' },
+  '/config/reload': { methods: { POST: 'UPDATE' }, fits: ['UPDATE'], name: 'a reload' },
+  '/config/sessions/end': { methods: { POST: 'UPDATE' }, fits: ['UPDATE'], name: 'ending a session' },
+};
 
 /** What the page says after one of its forms: fixed texts chosen by a flag, never the query's own words. */
 function noticeOf(req: Request): string | undefined {
@@ -90,11 +101,18 @@ function reload(core: Core, req: Request, res: Response): void {
  * section 7: the configuration without secrets, live sessions with a button to end each, reload).
  * Every path under it is authorized on the target `config` before anything else, so a route added
  * here later is guarded as well, and the PDP's fixed rule keeps it SYSTEM-only whatever the
- * configured policies say. A browser refused while not logged in is sent to the login page.
+ * configured policies say. A browser refused while not logged in is sent to the login page. A
+ * request that asks a check (`isAllowed`, HEAD with X-Operation) is answered as a check of `config`
+ * and never performed.
  */
 export function configRoutes(core: Core): Router {
   const router = Router({ caseSensitive: true, strict: true });
   router.use(['/config', '/config/*rest'], async (req, res, next) => {
+    // The whole path as requested (inside this middleware, express splits it at the matched prefix).
+    const route = CHECKABLE[new URL(req.originalUrl, 'http://core').pathname.slice(core.config.server.contextRoot.length)];
+    // A path that is no route asks nothing of `config`: authorized, then 404 below (a decorated isAllowed: 400).
+    const checked = route ? checkedOperationOn(req, route) : void asksCheck(req);
+    if (checked) return answerCheck(core, req, res, checked, 'config');
     const operation = req.method === 'GET' || req.method === 'HEAD' ? 'READ' : 'UPDATE';
     if (!wantsPage(req)) {
       await authorize(core, req.svc, operation, 'config');

@@ -52,11 +52,33 @@ function checkParameters(query: Record<string, unknown>): string[] {
 }
 
 /**
+ * Whether a request asks for a check in any form: an `isAllowed` query parameter in any letter case
+ * (forms 2 and 3) or HEAD with X-Operation (form 1). A decorated near miss of the name is 400
+ * `invalid_operation` here too. Routes with no target refuse such a request (SPEC section 6).
+ */
+export function asksCheck(req: Request): boolean {
+  return checkParameters(req.query as Record<string, unknown>).length > 0 || (req.method === 'HEAD' && req.headers['x-operation'] !== undefined);
+}
+
+/** A route that can be checked: the operation each method performs there, and the operations that fit it. */
+export interface CheckableRoute {
+  methods: Partial<Record<string, Operation>>;
+  fits: readonly Operation[];
+  /** Names the route in a refusal: "a subject", "this resource". */
+  name: string;
+}
+
+/**
  * Which operation a request asks to check, or undefined when it is an ordinary request:
  * form 1 (HEAD + X-Operation), forms 2 and 3 (`isAllowed` in any letter case). Form 4 arrives
  * through the `authz` routes with its operation already known.
  */
 export function checkedOperation(req: Request, resource: Resource): Operation | undefined {
+  return checkedOperationOn(req, { methods: resource.methods, fits: FITS[resource.kind] ?? [], name: resource.kind === 'subject' ? 'a subject' : 'this resource' });
+}
+
+/** checkedOperation for any checkable route (a REST resource, a route of the config area). */
+export function checkedOperationOn(req: Request, route: CheckableRoute): Operation | undefined {
   let asked: string | undefined;
   let form: 1 | 2 | 3;
   // express parses the query string again at every read of req.query: read it once.
@@ -79,11 +101,9 @@ export function checkedOperation(req: Request, resource: Resource): Operation | 
   }
   const operation = OPERATIONS.find((op) => op === asked);
   if (!operation) throw new InvalidOperation(`unknown operation "${asked.slice(0, 32)}"; use one of ${OPERATIONS.join(', ')}`);
-  if (!FITS[resource.kind]?.includes(operation)) {
-    throw new InvalidOperation(`${operation} does not fit ${resource.kind === 'subject' ? 'a subject' : 'this resource'}`);
-  }
+  if (!route.fits.includes(operation)) throw new InvalidOperation(`${operation} does not fit ${route.name}`);
   // Form 2 uses the method that performs the operation here (lifting a lock: DELETE for UPDATE).
-  const performing = Object.entries(resource.methods).find(([, op]) => op === operation)?.[0];
+  const performing = Object.entries(route.methods).find(([, op]) => op === operation)?.[0];
   if (form === 2 && req.method !== performing) {
     throw new InvalidOperation(`${operation} is checked with ${performing === 'GET' ? 'GET' : `${performing} or GET`}, not ${req.method}`);
   }
@@ -106,7 +126,7 @@ export interface CheckAnswer {
  * Decides a check: exactly what the real request would meet at authorization (the same policy
  * decision point, audit and metrics), never performing it.
  */
-export async function decideCheck(core: Core, state: RequestState, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<CheckAnswer> {
+export async function decideCheck(core: Core, state: RequestState, operation: Operation, target: string, contextId?: string, subjectId?: string): Promise<CheckAnswer> {
   const result = await decide(core, state, operation, target);
   const allowed = result.decision === 'ALLOW';
   const answer: CheckAnswer = {
@@ -116,7 +136,7 @@ export async function decideCheck(core: Core, state: RequestState, operation: Op
     sessionType: state.session.type === 'INTERNAL' ? 'ANON' : state.session.type,
     reason: (await isPrivileged(core, state.session, target)) ? result.policy : allowed ? 'allowed' : 'denied',
   };
-  if (subjectId !== undefined) {
+  if (contextId !== undefined && subjectId !== undefined) {
     // `exists` would leak existence to whoever may not READ the subject (the subject itself, not its
     // …/password or …/lockout target), so it is asked of the PDP too.
     const subject = `contexts/${contextId}/subjects/${subjectId}`;
@@ -129,7 +149,7 @@ export async function decideCheck(core: Core, state: RequestState, operation: Op
 /**
  * Answers a check over REST. HEAD (form 1) has no body, so it costs one decision and nothing else.
  */
-export async function answerCheck(core: Core, req: Request, res: Response, operation: Operation, target: string, contextId: string, subjectId?: string): Promise<void> {
+export async function answerCheck(core: Core, req: Request, res: Response, operation: Operation, target: string, contextId?: string, subjectId?: string): Promise<void> {
   const state = req.svc;
   const head = req.method === 'HEAD';
   // HEAD answers no body, so it skips the `exists` read.

@@ -13,12 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
+import { InvalidOperation, InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
 import type { Core } from '../../core';
 import { authenticate } from '../authentication-filter';
 import { bodyText, readRawBody } from '../body';
 import { handleError, logUnexpected } from '../error-handler';
 import { peerOf } from '../peer';
+import { asksCheck } from '../rest/check';
 import { actionOf, envelope, membersOf, readEnvelope, SVC_NS, svcElement, versionOf, type SoapVersion } from './envelope';
 import { faultOf } from './faults';
 import { isOperationName, performOperation } from './operations';
@@ -85,6 +86,13 @@ async function call(core: Core, req: Request, res: Response, version: SoapVersio
 /** The endpoint: route it before the REST API (listener.ts). */
 export function soapEndpoint(core: Core): (req: Request, res: Response) => Promise<void> {
   return async (req, res) => {
+    // The check holds on every route (SPEC section 6); a SOAP call has no target in its URL (its own
+    // isAllowed operation is the check), so a check asked of the endpoint is refused, never performed.
+    try {
+      if (asksCheck(req)) throw new InvalidOperation('nothing here can be checked by URL: SOAP checks with its isAllowed operation');
+    } catch (error) {
+      return handleError(core.log, error, req, res);
+    }
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (!wantsWsdl(req)) return handleError(core.log, new InvalidRequest(`GET ${SERVICE_PATH}?wsdl for the service description; calls are POSTs`), req, res);
       return send(res, 200, 'text/xml', wsdlDocument(serviceUrl(core, req)));
