@@ -180,6 +180,30 @@ describe('svc import', () => {
     expect((await run(runExport, ['--config', target.file, '--context', 'employees'])).stdout).toBe('');
   });
 
+  test('a hash above passwords.maxCost refuses the whole import, naming the line (issue 24, item 10)', async () => {
+    const target = await configFile();
+    const [zed, alice, bob] = exported.trimEnd().split('\n').map((line) => JSON.parse(line));
+    const b64 = (n: number) => Buffer.alloc(n, 7).toString('base64').replace(/=+$/, '');
+    // At the shipped defaults (argon2id m=19456 t=2, scrypt ln=17 r=8 p=1) a stored hash may cost 4× as much.
+    const lines = [
+      JSON.stringify({ ...zed, attributes: { ...zed.attributes, password: `$argon2id$v=19$m=77824,t=2,p=1$${b64(16)}$${b64(32)}` } }),
+      JSON.stringify({ ...alice, attributes: { ...alice.attributes, password: `$argon2id$v=19$m=65536,t=1000,p=1$${b64(16)}$${b64(32)}` } }),
+      JSON.stringify({ ...bob, attributes: { ...bob.attributes, password: `$scrypt$ln=20,r=8,p=1$${b64(16)}$${b64(32)}` } }),
+      JSON.stringify({ ...bob, uniqueId: 'carol', attributes: { mail: 'carol@example.com', password: `$scrypt$ln=17,r=8,p=64$${b64(16)}$${b64(32)}` } }),
+      JSON.stringify({ ...bob, uniqueId: 'dave', attributes: { mail: 'dave@example.com', passwordQuestions: ['Q1?'], passwordAnswers: [`$argon2id$v=19$m=4194304,t=1,p=1$${b64(16)}$${b64(32)}`] } }),
+    ];
+    const refused = await run(runImport, ['--config', target.file, '--context', 'employees'], { stdin: lines.join('\n') + '\n' });
+    expect(refused.code).toBe(1);
+    const problems = refused.stderr.split('\n').filter((line) => line.startsWith('  line '));
+    expect(problems).toEqual([
+      expect.stringMatching(/^ {2}line 2: password: the hash's cost \(argon2id m=65536,t=1000,p=1\) is above passwords\.maxCost in time/),
+      expect.stringMatching(/^ {2}line 3: password: the hash's cost \(scrypt ln=20,r=8,p=1\) is above passwords\.maxCost in memory/),
+      expect.stringMatching(/^ {2}line 4: password: the hash's cost \(scrypt ln=17,r=8,p=64\) is above passwords\.maxCost in time/),
+      expect.stringMatching(/^ {2}line 5: passwordAnswers: the hash's cost \(argon2id m=4194304,t=1,p=1\) is above passwords\.maxCost in memory/),
+    ]);
+    expect((await run(runExport, ['--config', target.file, '--context', 'employees'])).stdout).toBe('');
+  });
+
   test('a value another subject holds refuses the whole import, naming the line', async () => {
     const target = await configFile();
     const [zed, , bob] = exported.trimEnd().split('\n').map((line) => JSON.parse(line));

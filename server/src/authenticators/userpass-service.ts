@@ -1,5 +1,6 @@
 import { principalName } from '../../../common/src/principal-name';
 import type { AuthenticatorConfig } from '../config/types';
+import { recordRefusedHash } from '../passwords/hash-cost';
 import { PhcFormatError } from '../passwords/phc';
 import type { Principal } from '../sessions/session';
 import { valuesOf } from '../subjects/subject';
@@ -64,6 +65,7 @@ export class UserPassServiceAuthenticator implements Authenticator {
       await hasher.verifyDummy(password);
       return null;
     }
+    recordRefusedHash(this.deps.audit, principalName(found.principal), verdict);
     if (!verdict.ok) return null;
     if (verdict.needsRehash) await this.upgrade(found.principal, password);
     return { principal: found.principal, level: 2 };

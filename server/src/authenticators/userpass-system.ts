@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticatorConfig } from '../config/types';
+import { recordRefusedHash } from '../passwords/hash-cost';
 import type { Principal } from '../sessions/session';
 import { fold } from '../subjects/subject';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from './authenticator';
@@ -47,6 +48,7 @@ export class UserPassSystemAuthenticator implements Authenticator {
       return null;
     }
     const verdict = await this.deps.hasher.verify(system.passwordHash, password);
+    recordRefusedHash(this.deps.audit, system.userId, verdict);
     // The hash lives in the configuration file, which the server never rewrites: no upgrade here.
     return verdict.ok ? { principal, level: 2 } : null;
   }

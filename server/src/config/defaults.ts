@@ -1,4 +1,5 @@
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../../common/src/redis/command-timeout';
+import { DEFAULT_MAX_COST } from '../passwords/hash-cost';
 import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings, TlsSettings } from './types';
 
 /** Every default in one place. Durations are seconds. */
@@ -47,11 +48,13 @@ export const DEFAULT_GLOBAL: GlobalConfig = {
   'search.defaultQuantity': 25,
 };
 
-/** OWASP's minimum argon2id setting (m=19 MiB, t=2, p=1) and an OWASP-listed scrypt setting. */
+/** OWASP's minimum argon2id setting (m=19 MiB, t=2, p=1), an OWASP-listed scrypt setting, and stored hashes up to 4× their cost. */
 export const DEFAULT_PASSWORDS: PasswordSettings = {
   algorithm: 'argon2id',
   argon2: { memoryCost: 19456, timeCost: 2, parallelism: 1 },
   scrypt: { ln: 17, r: 8, p: 1 },
+  // A stored hash may cost 4× the configured setting of its algorithm in memory and in time.
+  maxCost: { ...DEFAULT_MAX_COST },
   maxConcurrent: 2,
   maxQueue: 64,
 };

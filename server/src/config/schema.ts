@@ -110,6 +110,17 @@ export const configSchema = {
             p: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.scrypt.p },
           },
         },
+        maxCost: {
+          description:
+            'The most a stored hash may cost to verify, as factors of the configured setting of its algorithm: memory (argon2id m; scrypt 128·r·N bytes) and time (argon2id m·t; scrypt N·r·p). A hash above it is refused at import and never computed at a login.',
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            memoryFactor: { type: 'number', minimum: 1, default: DEFAULT_PASSWORDS.maxCost.memoryFactor },
+            timeFactor: { type: 'number', minimum: 1, default: DEFAULT_PASSWORDS.maxCost.timeFactor },
+          },
+        },
         maxConcurrent: { type: 'integer', minimum: 1, default: DEFAULT_PASSWORDS.maxConcurrent },
         maxQueue: { type: 'integer', minimum: 0, default: DEFAULT_PASSWORDS.maxQueue },
       },

@@ -145,6 +145,11 @@ export interface PasswordSettings {
   algorithm: 'argon2id' | 'scrypt';
   argon2: { memoryCost: number; timeCost: number; parallelism: number };
   scrypt: { ln: number; r: number; p: number };
+  /**
+   * The most a stored hash may cost to verify, as factors of the configured setting of its algorithm
+   * (memory; time): a hash above it is refused at import and never computed at a login (SPEC 2).
+   */
+  maxCost: { memoryFactor: number; timeFactor: number };
   maxConcurrent: number;
   maxQueue: number;
 }

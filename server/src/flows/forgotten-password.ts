@@ -2,6 +2,7 @@ import { AccessDenied, InvalidRequest, NotFound, WeakPassword } from '../../../c
 import { principalName } from '../../../common/src/principal-name';
 import { findLoginSubject } from '../authenticators/subject-lookup';
 import type { Core } from '../core';
+import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
 import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
@@ -148,6 +149,7 @@ export class ForgottenPassword {
       const verdicts = await Promise.all(
         given.map((answer, i) => (expected[i] ? this.core.hasher.verify(expected[i], normaliseAnswer(answer)) : this.core.hasher.verifyDummy(normaliseAnswer(answer)))),
       );
+      for (const verdict of verdicts) recordRefusedHash(this.core.audit, target.key, verdict);
       ok = target.usable !== undefined && given.length === expected.length && verdicts.every((v) => v.ok);
     } catch (error) {
       // Nothing was verified (the hash pool is full): not a wrong answer.

@@ -1,6 +1,7 @@
 import { Forbidden, InvalidRequest, TooManyRequests } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { Core } from '../core';
+import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
 import { valuesOf } from '../subjects/subject';
@@ -64,6 +65,7 @@ async function verifyOld(core: Core, contextId: string, uniqueId: string, hash: 
     return directory.verify(target, password);
   }
   const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(password) : await core.hasher.verify(hash, password);
+  recordRefusedHash(core.audit, principalName({ contextId, uniqueId }), verdict);
   return verdict.ok;
 }
 

@@ -12,6 +12,7 @@ import {
   type PhcAlgorithm,
   type ScryptParams,
 } from './phc';
+import { DEFAULT_MAX_COST, HashCostCeiling, type MaxCostSettings } from './hash-cost';
 
 /** Longer passwords are refused before any hashing (argon2 and scrypt cost grows with input). */
 export const MAX_PASSWORD_BYTES = 1024;
@@ -35,6 +36,8 @@ export interface PasswordHasherOptions {
   onCompute?: (event: ComputeEvent) => void;
   /** Compute the dummy hash in the constructor (default true; one-shot tools that never call verifyDummy turn it off). */
   precomputeDummy?: boolean;
+  /** What a stored hash may cost to verify, as factors of the configured settings (default 4 and 4). */
+  maxCost?: Partial<MaxCostSettings>;
 }
 
 export interface ComputeEvent {
@@ -58,6 +61,12 @@ export interface VerifyResult {
   ok: boolean;
   /** True when the password matched but the hash does not use the configured algorithm and parameters. */
   needsRehash: boolean;
+  /**
+   * Set when the stored hash was not computed because its cost is above `passwords.maxCost` (why, in
+   * a sentence naming its parameters): a dummy verification was spent instead. Callers that know
+   * whose hash it is say so in an audit line.
+   */
+  refused?: string;
 }
 
 const FAILED: VerifyResult = Object.freeze({ ok: false, needsRehash: false });
@@ -99,6 +108,8 @@ export class PasswordHasher {
   readonly scrypt: Readonly<ScryptParams>;
   readonly maxConcurrent: number;
   readonly maxQueue: number;
+  /** What a stored hash may cost; above it, verify() never computes it. */
+  readonly ceiling: HashCostCeiling;
   private readonly onCompute?: (event: ComputeEvent) => void;
   private readonly counts = { started: 0, completed: 0, failed: 0, rejected: 0 };
   private running = 0;
@@ -126,6 +137,7 @@ export class PasswordHasher {
     });
     this.maxConcurrent = checkRange('maxConcurrent', options.maxConcurrent ?? availableParallelism(), { min: 1, max: 1024 });
     this.maxQueue = checkRange('maxQueue', options.maxQueue ?? DEFAULT_MAX_QUEUE, { min: 0, max: 1_000_000 });
+    this.ceiling = new HashCostCeiling(this, { ...DEFAULT_MAX_COST, ...options.maxCost });
     this.onCompute = options.onCompute;
     if (options.precomputeDummy !== false) void this.dummyHash();
   }
@@ -157,12 +169,24 @@ export class PasswordHasher {
     return formatPhc({ algorithm: 'scrypt', params, salt, hash });
   }
 
+  /** Why a stored hash may not be kept (its cost is above `passwords.maxCost`), or undefined; PhcFormatError when malformed. */
+  costProblem(phc: string): string | undefined {
+    return this.ceiling.problem(parsePhc(phc));
+  }
+
   /**
    * Checks a password against a PHC string (PhcFormatError when the string is malformed). A password
-   * over 1024 bytes cannot match anything hash() made: not ok, without a computation.
+   * over 1024 bytes cannot match anything hash() made: not ok, without a computation. A hash above
+   * the cost ceiling is never computed: it fails, after the work of a normal verification (the
+   * dummy's), so a name with such a hash neither answers differently nor holds the pool.
    */
   async verify(phc: string, password: string): Promise<VerifyResult> {
     const parsed = parsePhc(phc);
+    const refused = this.ceiling.problem(parsed);
+    if (refused !== undefined) {
+      await this.verify(await this.dummyHash(), typeof password === 'string' ? password : '');
+      return { ok: false, needsRehash: false, refused };
+    }
     if (typeof password !== 'string' || tooLong(password)) return FAILED;
     let ok: boolean;
     if (parsed.algorithm === 'argon2id') {

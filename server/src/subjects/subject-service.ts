@@ -44,6 +44,14 @@ export class SubjectService {
     private readonly reservedIds: () => ReadonlySet<string>,
   ) {}
 
+  /**
+   * Why a stored hash may not be written as it is (its cost is above `passwords.maxCost`), or
+   * undefined; PhcFormatError when it is no PHC string. svc import asks it of every hash it reads.
+   */
+  hashCostProblem(phc: string): string | undefined {
+    return this.hasher.costProblem(phc);
+  }
+
   onChange(listener: SubjectChangeListener): void {
     this.listeners.push(listener);
   }

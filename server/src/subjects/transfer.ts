@@ -92,6 +92,9 @@ export function readLine(service: SubjectService, contextId: string, text: strin
       } catch {
         throw new MalformedBody(`${name} must hold PHC hashes (an export's), never a plain secret`);
       }
+      // A hash nobody may make a login compute is refused here, not found at the first login (issue 24, item 10).
+      const tooCostly = service.hashCostProblem(value);
+      if (tooCostly !== undefined) throw new MalformedBody(`${name}: ${tooCostly}`);
     }
   }
   const created = timestamp(document.created, 'created', now);
