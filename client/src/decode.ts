@@ -3,6 +3,7 @@
  * empty element, and `null` as `nil="true"` (common/src/wire/xml.ts), so "25" becomes 25, "true"
  * becomes true and "" in a list's place becomes []. A document of another shape is a bad_response.
  */
+import { SHOWN_SESSION_TYPES } from '../../common/src/wire/session-view';
 import type { WireDocument, WireValue } from '../../common/src/wire/xml';
 import { clientFailure, type ProblemInfo } from './errors';
 import { OPERATIONS, type AttributeValue, type CheckDecision, type ContextInfo, type Operation, type SearchPage, type SessionInfo, type SessionType, type Subject } from './types';
@@ -77,8 +78,6 @@ export function decodeSearch(doc: WireDocument | undefined): SearchPage {
   };
 }
 
-const SESSION_TYPES: readonly SessionType[] = ['ANON', 'USER', 'SYSTEM'];
-
 export function decodeSession(doc: WireDocument | undefined): SessionInfo {
   const s = root(doc, 'session');
   const p = s.principal === null || s.principal === undefined ? null : object(s.principal, 'session.principal');
@@ -86,7 +85,7 @@ export function decodeSession(doc: WireDocument | undefined): SessionInfo {
   if (level !== 0 && level !== 1 && level !== 2) return fail('session.level', '0, 1 or 2');
   return {
     uniqueId: text(s.uniqueId, 'session.uniqueId'),
-    type: oneOf(s.type, SESSION_TYPES, 'session.type'),
+    type: oneOf<SessionType>(s.type, SHOWN_SESSION_TYPES, 'session.type'),
     clientId: s.clientId === undefined ? '' : text(s.clientId, 'session.clientId'),
     principal: p && { uniqueId: text(p.uniqueId, 'session.principal.uniqueId'), contextId: text(p.contextId, 'session.principal.contextId') },
     level,
@@ -110,7 +109,7 @@ export function decodeCheck(doc: WireDocument | undefined): CheckDecision {
     decision,
     operation: oneOf<Operation>(c.operation, OPERATIONS, 'check.operation'),
     resource: text(c.resource, 'check.resource'),
-    sessionType: oneOf(c.sessionType, SESSION_TYPES, 'check.sessionType'),
+    sessionType: oneOf<SessionType>(c.sessionType, SHOWN_SESSION_TYPES, 'check.sessionType'),
     reason: c.reason === undefined ? '' : text(c.reason, 'check.reason'),
   };
   if (c.exists !== undefined) result.exists = boolean(c.exists, 'check.exists');

@@ -7,39 +7,13 @@
  *   try { await conn.get('nobody'); }
  *   catch (e) { if (e instanceof SvcClientError && e.code === 'not_found') ...; else throw e; }
  */
+import { CLIENT_FAILURE_CODES, PROBLEM_CODES, type ClientFailureCode, type ProblemCode } from '../../common/src/wire/problem-codes';
 
-/** Codes the server sends (common/src/errors.ts) and the two the library adds. */
-export type SvcErrorCode =
-  | 'invalid_request'
-  | 'malformed_body'
-  | 'invalid_subject_id'
-  | 'invalid_attributes'
-  | 'attribute_not_writable'
-  | 'invalid_filter'
-  | 'invalid_operation'
-  | 'weak_password'
-  | 'authentication_required'
-  | 'session_expired'
-  /** The session was ended by its subject's password change or reset, disable or delete: never logged in again by itself. */
-  | 'session_revoked'
-  | 'login_failed'
-  | 'invalid_client'
-  | 'access_denied'
-  | 'forbidden'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'not_acceptable'
-  | 'conflict'
-  | 'precondition_failed'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'too_many_requests'
-  | 'service_unavailable'
-  | 'internal_error'
-  /** No HTTP answer: connection refused, reset, timeout. */
-  | 'transport_error'
-  /** An answer the library cannot read (not XML, wrong shape). */
-  | 'bad_response';
+/** Every code svc's processes send (common/src/wire/problem-codes.ts) and the library's own two. */
+export type SvcErrorCode = ProblemCode | ClientFailureCode;
+
+/** The known codes, for a caller that lists or checks them. */
+export const SVC_ERROR_CODES: readonly SvcErrorCode[] = [...PROBLEM_CODES, ...CLIENT_FAILURE_CODES];
 
 /** The problem body as received; members beyond these (e.g. `login`, `parameters`) are kept too. */
 export interface ProblemInfo {
@@ -103,7 +77,7 @@ export function errorFromProblem(status: number, problem: ProblemInfo): SvcClien
 }
 
 /** The library's own failures (no problem body from the server). */
-export function clientFailure(code: 'transport_error' | 'bad_response', detail: string, status = 0, cause?: unknown): SvcClientError {
+export function clientFailure(code: ClientFailureCode, detail: string, status = 0, cause?: unknown): SvcClientError {
   const Kind = BY_CODE[code];
   return new Kind(status, code, { title: code === 'transport_error' ? 'Transport error' : 'Unreadable response', detail, code }, { cause });
 }

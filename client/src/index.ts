@@ -14,6 +14,7 @@ export {
   SvcNotFoundError,
   SvcConflictError,
   SvcTransportError,
+  SVC_ERROR_CODES,
   type SvcErrorCode,
   type ProblemInfo,
 } from './errors';

@@ -2,10 +2,11 @@
  * The typed results of the client library. The wire is XML, where every value is text; the library
  * converts numbers and booleans back (see decode.ts), so callers never see "25" for a quantity.
  */
+import type { CheckAnswer } from '../../common/src/wire/check-answer';
+import type { SessionView, ShownSessionType } from '../../common/src/wire/session-view';
 
 /** The seed's five operations (the check and the policies use the same names). */
-export const OPERATIONS = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'] as const;
-export type Operation = (typeof OPERATIONS)[number];
+export { OPERATIONS, type Operation } from '../../common/src/wire/operations';
 
 /** An attribute value is a string or a list of strings (SPEC section 3). */
 export type AttributeValue = string | string[];
@@ -36,18 +37,12 @@ export interface SearchPage {
   total: number;
 }
 
-export type SessionType = 'ANON' | 'USER' | 'SYSTEM';
+/** The session types a session can show (INTERNAL never is). */
+export type SessionType = ShownSessionType;
 
 /** The session structure (seed 2.1, SPEC section 4). `uniqueId` is a public handle, not the cookie. */
-export interface SessionInfo {
-  uniqueId: string;
+export interface SessionInfo extends SessionView {
   type: SessionType;
-  /** Empty for an anonymous session obtained without a client. */
-  clientId: string;
-  principal: { uniqueId: string; contextId: string } | null;
-  /** 0 anonymous, 1 token or client principal, 2 password. */
-  level: 0 | 1 | 2;
-  message: string;
 }
 
 export interface ContextInfo {
@@ -56,19 +51,11 @@ export interface ContextInfo {
   default: boolean;
 }
 
-export type Decision = 'ALLOW' | 'DENY';
+export type { Decision } from '../../common/src/wire/check-answer';
 
-/** The answer of the check (seed 4.1). */
-export interface CheckDecision {
+/** The answer of the check (seed 4.1), and `allowed` for `decision === 'ALLOW'`. */
+export interface CheckDecision extends CheckAnswer {
   allowed: boolean;
-  decision: Decision;
-  operation: Operation;
-  /** The policy target, e.g. `contexts/employees/subjects/bob`. */
-  resource: string;
-  sessionType: SessionType;
-  reason: string;
-  /** Present only when the principal may READ the subject. */
-  exists?: boolean;
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
  * The one error hierarchy of svc. Every failure that reaches a caller is an SvcError with an HTTP
  * status and a stable snake_case `code`; `problemDetails()` (common/src/problem.ts) is the only
- * place that turns one into an RFC 9457 answer. Codes are never reused for another meaning.
+ * place that turns one into an RFC 9457 answer. Codes are never reused for another meaning; every
+ * one is in the list of common/src/wire/problem-codes.ts, and the constructor takes no other.
  */
+import type { ProblemCode } from './wire/problem-codes';
+
 export interface FieldError {
   path: string;
   message: string;
@@ -19,13 +22,13 @@ export interface SvcErrorOptions {
 
 export class SvcError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly title: string;
   readonly errors?: FieldError[];
   readonly headers: Record<string, string>;
   readonly extensions: Record<string, unknown>;
 
-  constructor(status: number, code: string, title: string, options: SvcErrorOptions = {}) {
+  constructor(status: number, code: ProblemCode, title: string, options: SvcErrorOptions = {}) {
     super(options.detail ?? title, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.status = status;
@@ -42,7 +45,7 @@ export class SvcError extends Error {
   }
 }
 
-const make = (status: number, code: string, title: string) =>
+const make = (status: number, code: ProblemCode, title: string) =>
   class extends SvcError {
     static readonly code = code;
     constructor(detail?: string, options: Omit<SvcErrorOptions, 'detail'> = {}) {
@@ -70,6 +73,8 @@ export class NotFound extends make(404, 'not_found', 'Not found') {}
 export class MethodNotAllowed extends make(405, 'method_not_allowed', 'Method not allowed') {}
 export class NotAcceptable extends make(406, 'not_acceptable', 'Not acceptable') {}
 export class Conflict extends make(409, 'conflict', 'Conflict') {}
+/** `POST {base}/config/reload` on a server started without a configuration file. */
+export class ReloadUnavailable extends make(409, 'reload_unavailable', 'Reload unavailable') {}
 export class PreconditionFailed extends make(412, 'precondition_failed', 'Precondition failed') {}
 export class PayloadTooLarge extends make(413, 'payload_too_large', 'Payload too large') {}
 export class RequestTimeout extends make(408, 'request_timeout', 'Request timeout') {}

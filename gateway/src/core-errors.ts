@@ -3,6 +3,7 @@
  * section 9). `CoreUnreachable` also tells the pool to skip that core until its /health answers.
  */
 import { BadGateway, GatewayTimeout, SvcError } from '../../common/src/errors';
+import { isNotSent } from '../../common/src/http/not-sent';
 
 /** A 502 whose cause is a connection failure: the core is skipped until it is healthy again. */
 export class CoreUnreachable extends BadGateway {
@@ -16,8 +17,6 @@ export class CoreUnreachable extends BadGateway {
 
 /** The core took the request and did not answer in time: 504. */
 const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-/** No connection was made (a connect that timed out included: the core is unreachable, 502). */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** The error codes along the cause chain (undici wraps the system error). */
 function codesOf(error: unknown): string[] {
@@ -31,10 +30,10 @@ function codesOf(error: unknown): string[] {
   return codes;
 }
 
-/** Any error from undici as an SvcError the portal may see. */
+/** Any error from undici as an SvcError the portal may see (a connect that timed out: unreachable, 502). */
 export function toGatewayError(error: unknown): SvcError {
   if (error instanceof SvcError) return error;
   const codes = codesOf(error);
   if (codes.some((code) => TIMEOUTS.has(code))) return new GatewayTimeout('the core server did not answer in time');
-  return new CoreUnreachable(codes.some((code) => NOT_SENT.has(code)), error);
+  return new CoreUnreachable(codes.some(isNotSent), error);
 }

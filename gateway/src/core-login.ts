@@ -13,19 +13,11 @@ import { checkCredentials, loginForm, type Credentials } from '../../client/src/
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { BadGateway, LoginFailed, SvcError } from '../../common/src/errors';
 import { formatPrincipalName, principalNameOf, type PrincipalName } from '../../common/src/principal-name';
+import { isProblemCode, type ProblemCode } from '../../common/src/wire/problem-codes';
+import { readSessionView, type SessionView } from '../../common/src/wire/session-view';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { toGatewayError } from './core-errors';
 import { VISITOR_ADDRESS_HEADER, visitorAddressSigner, type SignVisitorAddress } from './visitor-address';
-
-/** The session structure of SPEC section 4, as the core answers it. */
-export interface SessionView {
-  uniqueId: string;
-  type: string;
-  clientId: string;
-  principal: PrincipalName | null;
-  level: number;
-  message: string;
-}
 
 export interface PasswordLogin {
   /** The Cookie header value of the new core session. */
@@ -56,7 +48,7 @@ export interface SealedCoreLoginOptions {
 }
 
 /** Refusals of a person's login that are the person's to see: wrong input, failed login, throttled, busy. */
-const PASSED_REFUSALS = new Set(['invalid_request', 'login_failed', 'too_many_requests', 'service_unavailable']);
+const PASSED_REFUSALS: ReadonlySet<string> = new Set<ProblemCode>(['invalid_request', 'login_failed', 'too_many_requests', 'service_unavailable']);
 /** Headers of such a refusal that keep their meaning at the gateway. */
 const REFUSAL_HEADERS = ['www-authenticate', 'retry-after'];
 const JSON_ACCEPT = 'application/json';
@@ -180,7 +172,7 @@ function refusedLogin(answer: CoreAnswer): SvcError {
 /** A person's failed login, as the core said it (`login_failed`, a 429 with its Retry-After, …). */
 function passedRefusal(answer: CoreAnswer): SvcError {
   const { code, title, detail } = problemOf(answer);
-  if (typeof code !== 'string' || !PASSED_REFUSALS.has(code)) return refusedLogin(answer);
+  if (!isProblemCode(code) || !PASSED_REFUSALS.has(code)) return refusedLogin(answer);
   const headers: Record<string, string> = {};
   for (const name of REFUSAL_HEADERS) {
     const value = answer.headers[name];
@@ -190,13 +182,7 @@ function passedRefusal(answer: CoreAnswer): SvcError {
 }
 
 function sessionOf(body: unknown): SessionView | undefined {
-  const session = body && typeof body === 'object' ? (body as { session?: unknown }).session : undefined;
-  if (!session || typeof session !== 'object') return undefined;
-  const s = session as Record<string, unknown>;
-  if (typeof s.uniqueId !== 'string' || typeof s.type !== 'string' || typeof s.clientId !== 'string' || typeof s.level !== 'number') return undefined;
-  const p = s.principal as Record<string, unknown> | null;
-  const principal = p && typeof p.contextId === 'string' && typeof p.uniqueId === 'string' ? { uniqueId: p.uniqueId, contextId: p.contextId } : null;
-  return { uniqueId: s.uniqueId, type: s.type, clientId: s.clientId, principal, level: s.level, message: typeof s.message === 'string' ? s.message : '' };
+  return readSessionView(body && typeof body === 'object' ? (body as { session?: unknown }).session : undefined);
 }
 
 /** `subject.attributes.roles` as a list (absent: none). */

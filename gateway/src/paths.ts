@@ -4,7 +4,7 @@
  * the gateway routes is exactly what the core receives. Query parameters that carry credentials are
  * removed by name, case-insensitively; every other byte of the query passes as sent.
  */
-const STRIPPED_PARAMETERS = new Set(['clientid', 'clientcred', 'user', 'password', 'token']);
+import { isCredentialParameter } from '../../common/src/wire/credential-parameters';
 
 export interface RequestTarget {
   /** The raw path as sent, e.g. `/gw/api/contexts/employees`. */
@@ -33,15 +33,14 @@ function decodeName(name: string): string {
   }
 }
 
-/** The query without `clientid`, `clientcred`, `user`, `password`, `token` (any letter case). */
+/** The query without the credential parameters (`clientid`, `clientcred`, `user`, `password`, `token`, any letter case). */
 export function stripQuery(query: string): string {
   if (query === '') return '';
   return query
     .split('&')
     .filter((pair) => {
       const eq = pair.indexOf('=');
-      const name = decodeName(eq < 0 ? pair : pair.slice(0, eq)).trim().toLowerCase();
-      return !STRIPPED_PARAMETERS.has(name);
+      return !isCredentialParameter(decodeName(eq < 0 ? pair : pair.slice(0, eq)).trim());
     })
     .join('&');
 }

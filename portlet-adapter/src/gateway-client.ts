@@ -11,10 +11,15 @@
  */
 import { Agent, request } from 'undici';
 import { ASSERTION_HEADER, signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
+import { isNotSent } from '../../common/src/http/not-sent';
 import type { PrincipalName } from '../../common/src/principal-name';
+import type { Operation } from '../../common/src/wire/operations';
+import type { SessionView } from '../../common/src/wire/session-view';
 import { SvcClientError, clientFailure, errorFromProblem, type ProblemInfo } from '../../client/src/errors';
 
 export { signPrincipalAssertion, ASSERTION_HEADER } from '../../common/src/assertion/principal-assertion';
+/** What every failed request throws: a portlet tests `instanceof SvcClientError` and switches on `code`. */
+export { SvcClientError, type SvcErrorCode } from '../../client/src/errors';
 
 /** The request attribute under which a portlet finds its `SvcGateway`. */
 export const GATEWAY_ATTRIBUTE = 'svc.gateway';
@@ -49,19 +54,12 @@ export interface GatewayResponse<T = unknown> {
   body: T | undefined;
 }
 
-/** svc's session structure (SPEC 4). */
-export interface SvcSessionInfo {
-  uniqueId: string;
-  type: string;
-  clientId: string;
-  principal: { uniqueId: string; contextId: string } | null;
-  level: number;
-  message?: string;
-}
+/** svc's session structure (SPEC 4), as `login` answers it. */
+export type SvcSessionInfo = SessionView;
 
 /** One AuthZEN evaluation (SPEC 6): the operation, and the resource as `{type, id}`. */
 export interface Evaluation {
-  action: 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'SEARCH';
+  action: Operation;
   resource: { type: 'subjects' | 'subject' | 'subject.password' | 'subject.lockout'; id: string };
 }
 
@@ -82,9 +80,6 @@ export interface GatewayClientOptions {
   onSessionRevoked?: (principal: GatewayPrincipal) => void;
   now?: () => number;
 }
-
-/** Errors of undici that mean the request never left: trying another gateway cannot repeat it. */
-const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export class GatewayClient {
   readonly #gateways: string[];
@@ -116,7 +111,8 @@ export class GatewayClient {
       } catch (error) {
         if (error instanceof SvcClientError) throw error;
         const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
-        if (code !== undefined && NOT_SENT.has(code)) {
+        // The request never left: trying another gateway cannot repeat it.
+        if (code !== undefined && isNotSent(code)) {
           this.markUnreachable(index);
           if (tried.size < this.#gateways.length) continue;
         }

@@ -8,8 +8,8 @@
  *     visitor: sessionHandle, address: browserIp, method: 'GET', pathAndQuery: '/gw/api/session' });
  */
 export * from './api';
-export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SvcGateway, apiPath, signPrincipalAssertion } from './gateway-client';
-export type { Evaluation, GatewayClientOptions, GatewayPrincipal, GatewayRequest, GatewayResponse, SvcSessionInfo } from './gateway-client';
+export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SvcClientError, SvcGateway, apiPath, signPrincipalAssertion } from './gateway-client';
+export type { Evaluation, GatewayClientOptions, GatewayPrincipal, GatewayRequest, GatewayResponse, SvcErrorCode, SvcSessionInfo } from './gateway-client';
 export { buildPortalConfig, loadPortalConfigFile, portalConfigSchema, PortalConfigError, startPortal, type PortalConfig, type RunningPortal } from './portal';
 export { DescriptorError, portletDescriptorSchema } from './container';
 /** Escaping for the markup portlets write (`html` escapes every interpolation). */

@@ -4,14 +4,14 @@
  * check changes the store.
  *
  * How the real request is observed without changing data: the subject service's write methods are
- * replaced by a stub that throws a distinctive 418 `reached_operation`. A real request that passes
+ * replaced by a stub that throws a distinctive 418. A real request that passes
  * authorization reaches the stub (or, for READ and SEARCH, simply answers); one refused at
  * authorization never does. Since the stub also makes every write impossible, the store stays as
  * seeded for the whole run, sessions are never ended by a DELETE, and the dump comparison proves
  * that the checks (which must never reach the stub) wrote nothing either.
  */
 import fc from 'fast-check';
-import { OPERATIONS, type Operation } from '../../server/src/config/types';
+import { OPERATIONS, type Operation } from '../../common/src/wire/operations';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { call, CONTEXTS, dumpStore, sessionCookies, stubSubjectWrites, SUBJECTS, WHO, type Answer, type Who } from './helpers';
 

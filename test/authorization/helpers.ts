@@ -21,14 +21,15 @@ export const CONTEXTS = ['employees', 'customers', 'nowhere'] as const;
 export const SUBJECTS = ['alice', 'bob', 'svcadmin', 'ghost', 'Bob'] as const;
 
 /**
- * Replaces the subject service's writes with a stub throwing a distinctive 418 `reached_operation`
+ * Replaces the subject service's writes with a stub throwing a distinctive 418
  * (calling `onReached` first): a real request that passes authorization is seen without changing
  * anything. jest.restoreAllMocks() puts the writes back.
  */
 export function stubSubjectWrites(server: TestServer, onReached: () => void = () => undefined): void {
   const stub = async (): Promise<never> => {
     onReached();
-    throw new SvcError(418, 'reached_operation', 'Reached the operation');
+    // 418: a status no real refusal has (the code must be one of the list: the status tells it apart).
+    throw new SvcError(418, 'internal_error', 'Reached the operation');
   };
   jest.spyOn(server.core.subjects, 'create').mockImplementation(stub);
   jest.spyOn(server.core.subjects, 'update').mockImplementation(stub);

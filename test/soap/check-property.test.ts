@@ -7,7 +7,7 @@
  * changing anything, and the store dump proves nothing was written.
  */
 import fc from 'fast-check';
-import { OPERATIONS, type Operation } from '../../server/src/config/types';
+import { OPERATIONS, type Operation } from '../../common/src/wire/operations';
 import { call, CONTEXTS, dumpStore, sessionCookies, stubSubjectWrites, SUBJECTS, WHO, type Who } from '../authorization/helpers';
 import { startTestServer, type TestServer } from '../helpers/core-server';
 import { soapClient, VERSIONS, type OperationName, type Outcome, type SoapVersionName, type SvcSoapClient } from './helpers';

@@ -1,7 +1,9 @@
 /** svc's refusals as the sentences a window shows (SPEC 10.3): data-driven, one row per kind of answer. */
+import { clientFailure, errorFromProblem } from '../../client/src/errors';
 import { describeFailure, UNAVAILABLE } from '../../portlet-adapter/src/portlets/shared/failure';
 
-const problem = (status: number, code: string, errors?: Array<{ path: string; message: string }>) => ({ status, code, problem: { status, code, errors } });
+/** What the gateway client throws for a problem answer. */
+const problem = (status: number, code: string, errors?: Array<{ path: string; message: string }>) => errorFromProblem(status, { status, code, errors });
 const words = { doing: 'delete bob', notFound: 'bob does not exist.', conflict: 'That name is taken.', stale: 'Changed meanwhile.', invalid: 'The current password is not correct.', fieldOf: { password: 'newPassword' }, labels: { newPassword: 'New password' } };
 
 const cases: Array<[string, unknown, { message: string; fields?: Record<string, string> }]> = [
@@ -9,7 +11,7 @@ const cases: Array<[string, unknown, { message: string; fields?: Record<string, 
   ['forbidden', problem(403, 'forbidden'), { message: 'You are not allowed to delete bob.' }],
   ['a 502 from the gateway', problem(502, 'bad_gateway'), { message: UNAVAILABLE }],
   ['a 504 from the gateway', problem(504, 'gateway_timeout'), { message: UNAVAILABLE }],
-  ['no answer at all', { status: 0, code: 'transport_error' }, { message: UNAVAILABLE }],
+  ['no answer at all', clientFailure('transport_error', 'connect ECONNREFUSED'), { message: UNAVAILABLE }],
   ['not_found', problem(404, 'not_found'), { message: 'bob does not exist.' }],
   ['conflict', problem(409, 'conflict'), { message: 'That name is taken.' }],
   ['precondition_failed', problem(412, 'precondition_failed'), { message: 'Changed meanwhile.' }],
@@ -28,6 +30,8 @@ const cases: Array<[string, unknown, { message: string; fields?: Record<string, 
   ['attribute_not_writable', problem(400, 'attribute_not_writable', [{ path: 'subject.attributes.roles', message: 'not writable' }]), { message: 'Correct the marked fields and send the form again.', fields: { roles: 'Roles cannot be changed by you.' } }],
   ['invalid_request without fields', problem(400, 'invalid_request'), { message: 'The current password is not correct.' }],
   ['an unknown 500', problem(500, 'internal_error'), { message: 'Something went wrong while trying to delete bob; try again.' }],
+  ['a 400 of a code this portal does not know', problem(400, 'otp_required_someday'), { message: 'Check what you entered and try again.' }],
+  ['not an svc failure, whatever its members', Object.assign(new Error('boom'), { status: 404, code: 'not_found' }), { message: 'Something went wrong while trying to delete bob; try again.' }],
 ];
 
 test.each(cases)('%s', (_name, error, expected) => {
@@ -35,7 +39,7 @@ test.each(cases)('%s', (_name, error, expected) => {
 });
 
 test('no sentence carries a problem document, a status line or a stack', () => {
-  const error = Object.assign(new Error('boom'), { status: 500, code: 'internal_error', problem: { detail: 'at Object.<anonymous> (/x.js:1:1)' } });
+  const error = errorFromProblem(500, { status: 500, code: 'internal_error', detail: 'at Object.<anonymous> (/x.js:1:1)' });
   const { message } = describeFailure(error, words);
   expect(message).not.toMatch(/\{|500|at Object|urn:/);
 });

@@ -3,7 +3,7 @@ import { loadClientConfig } from '../config';
 import { Connection } from '../connection';
 import { SvcLoginError, SvcSessionError } from '../errors';
 import type { Credentials } from '../login';
-import { OPERATIONS } from '../types';
+import { OPERATIONS, operationNamed } from '../../../common/src/wire/operations';
 import { HintedError, UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
 import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
@@ -224,7 +224,7 @@ const ON_A_SUBJECT: readonly string[] = ['READ', 'UPDATE', 'DELETE'];
 
 const can: Command = (ctx) => {
   const [op, id] = args(ctx, 1, 2, 'can OP [ID]');
-  const operation = OPERATIONS.find((o) => o === op.toUpperCase());
+  const operation = operationNamed(op.toUpperCase());
   if (!operation) throw new UsageError(`OP is one of ${OPERATIONS.join(', ')}`);
   if (ON_A_SUBJECT.includes(operation) && id === undefined) throw new UsageError(`${operation} is checked on a subject: svc cli can ${operation} ID`);
   if (!ON_A_SUBJECT.includes(operation) && id !== undefined) throw new UsageError(`${operation} is checked on the context, not a subject: svc cli can ${operation}`);

@@ -12,12 +12,13 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
+import { problemDetails } from '../../../common/src/problem';
+import { isCredentialParameter } from '../../../common/src/wire/credential-parameters';
 import { ASSERTION_HEADER, type GatewayPrincipal } from '../gateway-client';
 import type { PortalDeps } from './deps';
 import { addressOf } from './identity';
 import { dropUserInfoOnWrite } from './user-info';
 
-const CREDENTIAL_PARAMETERS = new Set(['clientid', 'clientcred', 'user', 'password', 'token']);
 /**
  * The browser's request headers that reach the gateway (those the gateway passes to the core, and
  * the body's length); every other header is dropped. `Transfer-Encoding` is node's to choose.
@@ -67,7 +68,8 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
         if (sent) deps.gateway.markUnreachable(sent.gateway.index);
         const response = res as Response;
         if (!response.headersSent && typeof response.status === 'function') {
-          response.status(502).type('application/problem+json').send(JSON.stringify({ type: 'urn:svc:problem:bad_gateway', title: 'Bad gateway', status: 502, code: 'bad_gateway', detail: 'The service is unavailable; try again.' }));
+          const { status, body } = problemDetails(new BadGateway('The service is unavailable; try again.'));
+          response.status(status).type('application/problem+json').send(JSON.stringify(body));
         } else (res as { destroy?: () => void }).destroy?.();
       },
     },
@@ -89,7 +91,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     // After URL normalisation (`..`, `%2e%2e`) the path must still be under {root}/api.
     if (!original.pathname.startsWith(`${deps.config.root}/api/`)) return next(new NotFound('There is no such resource.'));
     const query = new URLSearchParams();
-    for (const [name, value] of original.searchParams) if (!CREDENTIAL_PARAMETERS.has(name.toLowerCase())) query.append(name, value);
+    for (const [name, value] of original.searchParams) if (!isCredentialParameter(name)) query.append(name, value);
     const rest = original.pathname.slice(`${deps.config.root}/api`.length);
     const target = new URL(gateway.base);
     const search = query.toString();

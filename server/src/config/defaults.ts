@@ -1,4 +1,5 @@
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../../common/src/redis/command-timeout';
+import { DEFAULT_CREDENTIAL_PARAMETERS } from '../../../common/src/wire/credential-parameters';
 import { DEFAULT_MAX_COST } from '../passwords/hash-cost';
 import type { GlobalConfig, LdapSettings, PasswordSettings, PostgresSettings, ServerSettings, TlsSettings } from './types';
 
@@ -18,12 +19,8 @@ export const DEFAULT_SERVER: ServerSettings = {
 };
 
 export const DEFAULT_GLOBAL: GlobalConfig = {
-  'auth.token.name.client': 'clientid',
-  'auth.token.name.password': 'password',
-  'auth.token.name.user': 'user',
+  ...DEFAULT_CREDENTIAL_PARAMETERS,
   'auth.token.name.httpheader': 'svcid',
-  'auth.token.name.clientcred': 'clientcred',
-  'auth.token.name.token': 'token',
   'http.session.cookie.uniqueid': 'SVCSESSIONID',
   'server.cookiepath': '/',
   'server.defaultclient': 'anon',

@@ -1,7 +1,8 @@
 /** The shape of a validated configuration (after defaults and `${ENV}` substitution). */
-export type SessionType = 'INTERNAL' | 'ANON' | 'USER' | 'SYSTEM';
-export type Operation = 'CREATE' | 'READ' | 'UPDATE' | 'DELETE' | 'SEARCH';
-export const OPERATIONS: readonly Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'];
+import type { Operation } from '../../../common/src/wire/operations';
+import type { SessionType } from '../../../common/src/wire/session-view';
+
+export type { Operation, SessionType };
 
 export type Mutability = 'readWrite' | 'admin' | 'immutable' | 'writeOnly';
 export type AttributeType = 'string' | 'boolean' | 'email';

@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { InvalidRequest, MethodNotAllowed, NotFound, SvcError } from '../../../common/src/errors';
+import { InvalidRequest, MethodNotAllowed, NotFound, ReloadUnavailable } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
@@ -85,7 +85,7 @@ async function endSession(core: Core, req: Request, res: Response): Promise<void
 function reload(core: Core, req: Request, res: Response): void {
   checkSameOrigin(core, req);
   const reloader = reloaders.get(core);
-  if (!reloader) throw new SvcError(409, 'reload_unavailable', 'Reload unavailable', { detail: 'this server runs without a configuration file' });
+  if (!reloader) throw new ReloadUnavailable('this server runs without a configuration file');
   const result = reloader();
   if (!result.ok) {
     throw new InvalidRequest('the configuration file was refused; the running configuration stays', {

@@ -1,6 +1,6 @@
 import { InvalidOperation, InvalidRequest, SvcError } from '../../../common/src/errors';
 import { splitPrincipalName } from '../../../common/src/principal-name';
-import { OPERATIONS, type Operation } from '../config/types';
+import { OPERATIONS, operationNamed, type Operation } from '../../../common/src/wire/operations';
 import type { Principal } from '../sessions/session';
 import { assertSubjectId } from '../subjects/subject-id';
 
@@ -66,7 +66,7 @@ function contextAndSubject(id: string, path: string): { contextId: string; subje
 
 function operationOf(action: unknown): Operation {
   const name = text(object(action, 'action').name, 'action.name');
-  const operation = OPERATIONS.find((op) => op === name);
+  const operation = operationNamed(name);
   if (!operation) throw new InvalidOperation(`unknown action "${name.slice(0, 32)}"; use one of ${OPERATIONS.join(', ')}`);
   return operation;
 }

@@ -1,12 +1,13 @@
+import type { Decision } from '../../../common/src/wire/check-answer';
+import { OPERATIONS } from '../../../common/src/wire/operations';
+import { SESSION_TYPES } from '../../../common/src/wire/session-view';
 import type { Operation, PolicyConfig, SessionType, SvcConfig } from '../config/types';
 import type { Session } from '../sessions/session';
 import { compileTarget, literalTarget, type TargetMatcher } from './target-pattern';
 
-export type Decision = 'ALLOW' | 'DENY';
-
 export interface DecisionRequest {
   session: Session;
-  /** Values of the principal's `roles` attribute, read fresh for this request. */
+  /** Values of the principal's `roles` attribute (Core.rolesOf: cached per subject, dropped on every write, at most 5 s old). */
   roles: readonly string[];
   operation: Operation;
   /** The canonical target, built from the resolved route: `contexts/c/subjects/s`. */
@@ -29,8 +30,8 @@ interface CompiledPolicy {
   targets: TargetMatcher[];
 }
 
-const ALL_OPERATIONS: Operation[] = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'];
-const ALL_SESSIONS: SessionType[] = ['INTERNAL', 'ANON', 'USER', 'SYSTEM'];
+const ALL_OPERATIONS: Operation[] = [...OPERATIONS];
+const ALL_SESSIONS: SessionType[] = [...SESSION_TYPES];
 
 function compile(config: PolicyConfig, targets: TargetMatcher[] = config.targets.map(compileTarget)): CompiledPolicy {
   return {

@@ -28,6 +28,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SessionExpired } from '../../../common/src/errors';
+import { SESSION_TYPES } from '../../../common/src/wire/session-view';
 import type { SessionType } from '../config/types';
 import type { Principal, Session } from './session';
 import type { SessionRecord, SessionStore } from './session-store';
@@ -372,10 +373,8 @@ function secondsToMs(value: number, what: string): number {
   return value * 1000;
 }
 
-const TYPES: readonly SessionType[] = ['INTERNAL', 'ANON', 'USER', 'SYSTEM'];
-
 function validateInput(input: CreateSessionInput): void {
-  if (!input || !TYPES.includes(input.type)) throw new TypeError('create: type must be INTERNAL, ANON, USER or SYSTEM');
+  if (!input || !SESSION_TYPES.includes(input.type)) throw new TypeError('create: type must be INTERNAL, ANON, USER or SYSTEM');
   if (typeof input.clientId !== 'string') throw new TypeError('create: clientId must be a string');
   if (typeof input.authenticator !== 'string') throw new TypeError('create: authenticator must be a string');
   if (input.level !== 0 && input.level !== 1 && input.level !== 2) throw new TypeError('create: level must be 0, 1 or 2');

@@ -1,3 +1,4 @@
+import type { SessionView } from '../../../common/src/wire/session-view';
 import type { SessionType } from '../config/types';
 
 export interface Principal {
@@ -29,7 +30,7 @@ export interface Session {
 }
 
 /** The client-visible structure at `{base}/resources/session`. */
-export function sessionView(session: Session): Record<string, unknown> {
+export function sessionView(session: Session): SessionView {
   return {
     uniqueId: session.handle,
     type: session.type,

@@ -2,14 +2,8 @@
  * svc's refusals as sentences for a portlet's window (SPEC 10.3): a message at the top, and per
  * field where the core named one. Never a problem document, a status line or a stack trace.
  */
+import { SvcClientError, type SvcErrorCode } from '../../gateway-client';
 import { labelOf } from './definition';
-
-/** What the gateway client throws for a problem answer (its typed errors share this shape). */
-interface ProblemLike {
-  status?: number;
-  code?: string;
-  problem?: { errors?: Array<{ path?: unknown; message?: unknown }> };
-}
 
 export interface Failure {
   /** The sentence at the top of the window. */
@@ -37,16 +31,13 @@ export interface FailureWords {
 
 export const UNAVAILABLE = 'The service is unavailable; try again.';
 
-const UNAVAILABLE_CODES = new Set(['transport_error', 'bad_response', 'bad_gateway', 'gateway_timeout', 'service_unavailable']);
-
-function problemOf(error: unknown): ProblemLike {
-  return typeof error === 'object' && error !== null ? (error as ProblemLike) : {};
-}
+const UNAVAILABLE_CODES: ReadonlySet<string> = new Set<SvcErrorCode>(['transport_error', 'bad_response', 'bad_gateway', 'gateway_timeout', 'service_unavailable']);
 
 /** True for a failure the portal should treat as "svc is not reachable now". */
 export function isUnavailable(error: unknown): boolean {
-  const { status, code } = problemOf(error);
-  return status === 0 || status === 502 || status === 503 || status === 504 || (code !== undefined && UNAVAILABLE_CODES.has(code));
+  if (!(error instanceof SvcClientError)) return false;
+  const { status, code } = error;
+  return status === 0 || status === 502 || status === 503 || status === 504 || UNAVAILABLE_CODES.has(code);
 }
 
 /** `is too common` → `Password is too common.` */
@@ -58,9 +49,10 @@ function sentence(label: string, message: string): string {
   return `${label}: ${text}.`;
 }
 
-function fieldErrors(error: ProblemLike, words: FailureWords): Record<string, string> {
+function fieldErrors(error: SvcClientError, words: FailureWords): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const item of error.problem?.errors ?? []) {
+  const errors: unknown = error.problem.errors;
+  for (const item of Array.isArray(errors) ? (errors as Array<{ path?: unknown; message?: unknown }>) : []) {
     if (typeof item.path !== 'string' || typeof item.message !== 'string') continue;
     const last = item.path.split('.').pop() ?? item.path;
     const field = words.fieldOf?.[last] ?? last;
@@ -72,11 +64,14 @@ function fieldErrors(error: ProblemLike, words: FailureWords): Record<string, st
 
 /** The window's words for a failed call. Anything unexpected becomes a plain sentence, not its details. */
 export function describeFailure(error: unknown, words: FailureWords): Failure {
-  const problem = problemOf(error);
-  const fields = fieldErrors(problem, words);
+  const failed = `Something went wrong while trying to ${words.doing}; try again.`;
+  if (!(error instanceof SvcClientError)) return { message: failed, fields: {} };
+  const fields = fieldErrors(error, words);
   const fix = Object.keys(fields).length ? 'Correct the marked fields and send the form again.' : 'Check what you entered and try again.';
   if (isUnavailable(error)) return { message: UNAVAILABLE, fields: {} };
-  switch (problem.code) {
+  // Read as a known code so that a misspelt case does not compile; a code from a newer svc reaches default.
+  const code = error.code as SvcErrorCode;
+  switch (code) {
     case 'access_denied':
     case 'forbidden':
       return { message: `You are not allowed to ${words.doing}.`, fields: {} };
@@ -104,7 +99,7 @@ export function describeFailure(error: unknown, words: FailureWords): Failure {
     case 'malformed_body':
       return { message: words.invalid ?? fix, fields };
     default:
-      if (problem.status !== undefined && problem.status >= 400 && problem.status < 500) return { message: fix, fields };
-      return { message: `Something went wrong while trying to ${words.doing}; try again.`, fields: {} };
+      if (error.status >= 400 && error.status < 500) return { message: fix, fields };
+      return { message: failed, fields: {} };
   }
 }

@@ -4,6 +4,7 @@
  * render failures of svc shown in the window instead of reaching the container as an exception.
  */
 import { GenericPortlet, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
+import { SvcClientError } from '../../gateway-client';
 import { describeFailure, type FailureWords } from './failure';
 import { failureFlash } from './flash';
 import { html, Html, message, writeFragment } from './markup';
@@ -31,10 +32,6 @@ export class FormRefusal extends Error {
   }
 }
 
-/** An error the gateway client made from an answer (it has an HTTP status or a code). */
-function isSvcFailure(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (typeof (error as { status?: unknown }).status === 'number' || typeof (error as { code?: unknown }).code === 'string');
-}
 
 /** A parameter as text: trimmed unless it is a password-like field. */
 export function param(request: PortletRequest, name: string, trim = true): string {
@@ -72,7 +69,7 @@ export abstract class SvcPortlet extends GenericPortlet {
       const values = typedValues(request);
       if (action.retry) response.setRenderParameters(action.retry(request));
       if (error instanceof FormRefusal) return failureFlash(request, { message: error.message, fields: error.fields }, values);
-      if (!isSvcFailure(error)) throw error;
+      if (!(error instanceof SvcClientError)) throw error;
       failureFlash(request, describeFailure(error, action.words(request)), values);
     }
   }
@@ -86,7 +83,7 @@ export abstract class SvcPortlet extends GenericPortlet {
     try {
       writeFragment(response, await build());
     } catch (error) {
-      if (!isSvcFailure(error)) throw error;
+      if (!(error instanceof SvcClientError)) throw error;
       writeFragment(response, message('error', describeFailure(error, { doing }).message));
     }
   }

@@ -5,6 +5,7 @@
  * meets the core's refusal (409 for a create, 412 for an edit, 404 for a delete) and says so.
  */
 import { principalName } from '../../../../common/src/principal-name';
+import { SvcClientError } from '../../gateway-client';
 import { PortletMode, ValidatorException, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
 import { labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { describeFailure, type Failure } from '../shared/failure';
@@ -35,8 +36,7 @@ function rowRights(answers: boolean[], row: number): RowRights {
 
 /** A search the core refused for what was typed (a bad filter): shown beside the field, not instead of the window. */
 function refusedSearch(error: unknown): { refused: Failure } {
-  const status = (error as { status?: unknown } | null)?.status;
-  if (typeof status !== 'number' || status !== 400) throw error;
+  if (!(error instanceof SvcClientError) || error.status !== 400) throw error;
   return { refused: describeFailure(error, { doing: 'search subjects here' }) };
 }
 

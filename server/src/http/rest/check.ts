@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { InvalidOperation } from '../../../../common/src/errors';
 import type { WireDocument } from '../../../../common/src/wire/xml';
-import { OPERATIONS, type Operation } from '../../config/types';
+import type { CheckAnswer } from '../../../../common/src/wire/check-answer';
+import { OPERATIONS, operationNamed, type Operation } from '../../../../common/src/wire/operations';
 import type { Core } from '../../core';
 import { decide, isPrivileged } from '../authorize';
 import type { RequestState } from '../request-state';
@@ -99,7 +100,7 @@ export function checkedOperationOn(req: Request, route: CheckableRoute): Operati
   } else {
     return undefined;
   }
-  const operation = OPERATIONS.find((op) => op === asked);
+  const operation = operationNamed(asked);
   if (!operation) throw new InvalidOperation(`unknown operation "${asked.slice(0, 32)}"; use one of ${OPERATIONS.join(', ')}`);
   if (!route.fits.includes(operation)) throw new InvalidOperation(`${operation} does not fit ${route.name}`);
   // Form 2 uses the method that performs the operation here (lifting a lock: DELETE for UPDATE).
@@ -110,17 +111,6 @@ export function checkedOperationOn(req: Request, route: CheckableRoute): Operati
   return operation;
 }
 
-/** What a check answers (SPEC section 6), whatever the transport: REST's body, SOAP's isAllowedResponse. */
-export interface CheckAnswer {
-  decision: 'ALLOW' | 'DENY';
-  operation: Operation;
-  resource: string;
-  sessionType: string;
-  /** The deciding policy for SYSTEM and the target context's admins; `allowed`/`denied` for everyone else. */
-  reason: string;
-  /** Whether the subject exists: only for a subject, and only to whoever may READ it. */
-  exists?: boolean;
-}
 
 /**
  * Decides a check: exactly what the real request would meet at authorization (the same policy

@@ -6,7 +6,7 @@
  */
 import { InvalidOperation, InvalidRequest } from '../../../../common/src/errors';
 import type { WireDocument, WireValue } from '../../../../common/src/wire/xml';
-import { OPERATIONS, type Operation } from '../../config/types';
+import { OPERATIONS, operationNamed, type Operation } from '../../../../common/src/wire/operations';
 import type { Core } from '../../core';
 import { sessionView } from '../../sessions/session';
 import type { StoredSubject } from '../../subjects/subject';
@@ -126,7 +126,7 @@ const OPS: Record<OperationName, SoapOperation> = {
     optional: ['subjectId'],
     async perform(core, state, p) {
       const asked = text(p, 'operation');
-      const operation = OPERATIONS.find((op) => op === asked);
+      const operation = operationNamed(asked);
       if (!operation) throw new InvalidOperation(`unknown operation "${asked.slice(0, 32)}"; use one of ${OPERATIONS.join(', ')}`);
       const subjectId = p.subjectId === undefined ? undefined : subjectIdOf(p);
       const contextId = contextOf(core, p);
