@@ -50,7 +50,7 @@ export interface DecideOptions {
 
 /**
  * Asks the policy decision point about one operation on one target for this request's session,
- * with the principal's roles read fresh, and counts the answer. Both the real request and every
+ * with the principal's roles (Core.rolesOf: cached per subject, dropped on every write), and counts the answer. Both the real request and every
  * form of the check come through here.
  */
 export async function decide(core: Core, state: RequestState, operation: Operation, target: string, options: DecideOptions = {}): Promise<DecisionResult> {

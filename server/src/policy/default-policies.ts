@@ -1,6 +1,6 @@
+import { OPERATIONS } from '../../../common/src/wire/operations';
 import type { ContextConfig, PolicyConfig } from '../config/types';
 
-const ALL = ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'] as const;
 const SELF = 'contexts/${session.principal.contextId}/subjects/${session.principal.uniqueId}';
 const OWN_CONTEXT = 'contexts/${session.principal.contextId}';
 
@@ -25,7 +25,7 @@ function contextAdminPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'adm
     sessionTypes: ['USER'],
     principalContexts: group.contexts,
     roles: group.roles,
-    operations: [...ALL],
+    operations: [...OPERATIONS],
     targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/*`],
   }));
 }
@@ -44,7 +44,7 @@ export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'r
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
     { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`] },
     ...contextAdminPolicies(contexts),
-    { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...ALL], targets: ['*'] },
+    { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...OPERATIONS], targets: ['*'] },
     ...contexts
       .filter((context) => context.registration.enabled)
       .map((context): PolicyConfig => ({

@@ -86,7 +86,7 @@ export interface DirectoryPasswords {
 }
 
 /**
- * One interface, one file per variant (memory-store.ts, sqlite-store.ts, postgres-store.ts).
+ * One interface, one file per variant (memory-store.ts, sqlite-store.ts, postgres-store.ts, ldap-store.ts).
  * Uniqueness of `keys` is enforced by the store itself (Conflict); `expectedVersion` gives If-Match
  * (PreconditionFailed). test/subjects/store-contract.ts is the behaviour every variant must have.
  */

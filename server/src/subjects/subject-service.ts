@@ -23,12 +23,12 @@ export interface SearchParams {
 export type SubjectChange = 'updated' | 'deleted' | 'disabled' | 'password';
 export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => Promise<void>;
 
-/** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
 /** Merges of one update without If-Match before it gives up with 412 (other writers kept winning). */
 const MAX_MERGES = 10;
 /** A lost race waits a random time below 2^attempt × this many milliseconds (at most 128) before merging again. */
 const MERGE_BACKOFF_MS = 2;
 
+/** Normalises a forgotten-password answer before hashing or comparing: case and spaces. */
 export const normaliseAnswer = (answer: string): string => fold(answer).replace(/\s+/g, ' ').trim();
 
 /**
@@ -149,13 +149,9 @@ export class SubjectService {
   }
 
   /**
-   * Stores a new password hash without the mutability rules (the password endpoints and hash
-   * upgrades use it). Which sessions end is the caller's decision: a reset ends all, an own change
-   * keeps the caller's, an upgrade none.
-   */
-  /**
-   * A new password (already through the policy): hashed into `definition.password`, or, for a store
-   * that keeps passwords itself (ldap), written there. Which sessions end is the caller's decision.
+   * A new password (already through the policy), without the mutability rules: hashed into
+   * `definition.password`, or, for a store that keeps passwords itself (ldap), written there. Which
+   * sessions end is the caller's decision: a reset ends all, an own change keeps the caller's.
    */
   async setPassword(contextId: string, uniqueId: string, password: string): Promise<void> {
     const { store } = this.context(contextId);
@@ -168,6 +164,7 @@ export class SubjectService {
     return this.context(contextId).store.passwords;
   }
 
+  /** Stores a hash as it is (setPassword, and a hash upgrade at login, which ends no session). */
   async setPasswordHash(contextId: string, uniqueId: string, hash: string): Promise<void> {
     const name = this.context(contextId).config.definition.password;
     if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
