@@ -1,16 +1,16 @@
 /**
  * The request parameters that carry credentials, by the configuration key that names each
- * (`auth.token.name.*`, SPEC section 2), with svc's default names. The core reads its own
+ * (`auth.token.name.<key>`), with svc's default names. The core reads its own
  * configuration; the gateway and the portal strip these names from what they forward, so that a
  * page script cannot log a visitor in on the core through them. Dependency-free on purpose: the
  * client library carries this file.
  */
 export const DEFAULT_CREDENTIAL_PARAMETERS = {
-  'auth.token.name.client': 'clientid',
-  'auth.token.name.password': 'password',
-  'auth.token.name.user': 'user',
-  'auth.token.name.clientcred': 'clientcred',
-  'auth.token.name.token': 'token',
+  client: 'clientid',
+  password: 'password',
+  user: 'user',
+  clientcred: 'clientcred',
+  token: 'token',
 } as const;
 
 const NAMES: ReadonlySet<string> = new Set(Object.values(DEFAULT_CREDENTIAL_PARAMETERS));

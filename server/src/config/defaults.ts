@@ -19,8 +19,12 @@ export const DEFAULT_SERVER: ServerSettings = {
 };
 
 export const DEFAULT_GLOBAL: GlobalConfig = {
-  ...DEFAULT_CREDENTIAL_PARAMETERS,
+  'auth.token.name.client': DEFAULT_CREDENTIAL_PARAMETERS.client,
+  'auth.token.name.password': DEFAULT_CREDENTIAL_PARAMETERS.password,
+  'auth.token.name.user': DEFAULT_CREDENTIAL_PARAMETERS.user,
   'auth.token.name.httpheader': 'svcid',
+  'auth.token.name.clientcred': DEFAULT_CREDENTIAL_PARAMETERS.clientcred,
+  'auth.token.name.token': DEFAULT_CREDENTIAL_PARAMETERS.token,
   'http.session.cookie.uniqueid': 'SVCSESSIONID',
   'server.cookiepath': '/',
   'server.defaultclient': 'anon',
