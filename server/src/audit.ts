@@ -1,5 +1,7 @@
 import type { Logger } from '../../common/src/log';
+import { principalName } from '../../common/src/principal-name';
 import type { Metrics } from './metrics';
+import type { Session } from './sessions/session';
 
 export type AuditEvent =
   | 'login'
@@ -15,15 +17,30 @@ export type AuditEvent =
   | 'forwarded_for_ignored'
   | 'password_hash_refused';
 
-export interface AuditRecord {
+/** Who acted: on every audit line (SPEC section 8), null where the event has none. */
+export interface AuditParties {
+  /** The acting session's handle (never the cookie). */
+  session: string | null;
+  client: string | null;
+  /** `contextId/uniqueId` of the acting session's principal, unless the line says otherwise. */
+  principal: string | null;
+  /** The request's peer (the visitor behind a trusted proxy). */
+  peer: string | null;
+}
+
+export interface AuditRecord extends AuditParties {
   event: AuditEvent;
   outcome: 'success' | 'failure';
   reason?: string;
-  session?: string;
-  client?: string;
-  principal?: string;
-  peer?: string;
   [detail: string]: unknown;
+}
+
+/** The parties of a line no request caused (a reload by SIGHUP, sessions ended after a subject's write). */
+export const NO_PARTIES: AuditParties = Object.freeze({ session: null, client: null, principal: null, peer: null });
+
+/** The parties of a line caused by a request of this session from this peer. */
+export function partiesOf(session: Session, peer: string | null): AuditParties {
+  return { session: session.handle, client: session.clientId, principal: session.principal ? principalName(session.principal) : null, peer };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Audit } from './audit';
+import { Audit, NO_PARTIES } from './audit';
 import type { AttemptLimiter, AttemptLimits } from './flows/attempt-limiter';
 import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
 import { readOrCreateKey } from './flows/decoy-questions';
@@ -236,7 +236,8 @@ export class Core {
    */
   async endSubjectSessions(contextId: string, uniqueId: string, reason: string, exceptCookieValue?: string): Promise<void> {
     const ended = await this.sessions.endForPrincipal(contextId, uniqueId, exceptCookieValue);
-    if (ended) this.audit.record({ event: 'session_end', outcome: 'success', reason, principal: principalName({ contextId, uniqueId }), sessions: ended });
+    // The subject's write ended them (any core's, through the change feed): no request of this core did.
+    if (ended) this.audit.record({ ...NO_PARTIES, event: 'session_end', outcome: 'success', reason, principal: principalName({ contextId, uniqueId }), sessions: ended });
   }
 
   private forgetRoles(contextId: string, uniqueId: string): void {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { ConfigError, loadConfigFile } from './config/load';
 import type { SvcConfig } from './config/types';
+import { NO_PARTIES, type AuditParties } from './audit';
 import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
 import { registerConfigReload, type ReloadResult } from './http/config-routes';
@@ -17,7 +18,7 @@ export interface RunningServer {
   /** `{base}`: the URL including the context root. */
   baseUrl: string;
   /** Reloads the configuration file (by default the one it started from); a bad file is refused and the running one stays. */
-  reload(path?: string): ReloadResult;
+  reload(path?: string, by?: AuditParties): ReloadResult;
   close(): Promise<void>;
 }
 
@@ -85,7 +86,7 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
     server,
     url,
     baseUrl: url + config.server.contextRoot,
-    reload(path = options.configPath) {
+    reload(path = options.configPath, by = NO_PARTIES) {
       try {
         if (!path) throw new Error('this server was not started from a configuration file');
         const next = loadConfigFile(path);
@@ -95,11 +96,11 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
         core.apply(next);
         // The CAs named in the TLS certificate request follow the reloaded bundle (its CRLs are in core).
         if (files && server instanceof https.Server) server.setSecureContext(tlsOptions(core, files));
-        core.audit.record({ event: 'config_change', outcome: 'success', reason: 'reload' });
+        core.audit.record({ ...by, event: 'config_change', outcome: 'success', reason: 'reload' });
         return { ok: true };
       } catch (error) {
         const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-        core.audit.record({ event: 'config_change', outcome: 'failure', reason: 'reload_refused', problems });
+        core.audit.record({ ...by, event: 'config_change', outcome: 'failure', reason: 'reload_refused', problems });
         return { ok: false, problems };
       }
     },
@@ -112,8 +113,8 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
     },
   };
   if (options.configPath) {
-    registerConfigReload(core, () => {
-      const result = running.reload();
+    registerConfigReload(core, (by) => {
+      const result = running.reload(undefined, by);
       if (result.ok) options.onHttpReload?.();
       return result;
     });

@@ -1,3 +1,4 @@
+import { NO_PARTIES } from '../audit';
 import type { AuthenticatorConfig } from '../config/types';
 import type { AuthenticationRequest, AuthenticationResult, Authenticator } from './authenticator';
 import type { AuthenticatorDependencies } from './dependencies';
@@ -27,7 +28,7 @@ export class TokenHttpHeaderAuthenticator implements Authenticator {
 
   async authenticate(request: AuthenticationRequest): Promise<AuthenticationResult | null> {
     if (!this.trusted.has(request.peer)) {
-      this.deps.audit.record({ event: 'header_token_ignored', outcome: 'failure', reason: 'untrusted_peer', peer: request.peer, client: request.client.id });
+      this.deps.audit.record({ ...NO_PARTIES, event: 'header_token_ignored', outcome: 'failure', reason: 'untrusted_peer', peer: request.peer, client: request.client.id });
       return null;
     }
     const { found } = await findLoginSubject(this.deps.subjects, this.contextId, request.credentials.get('header') ?? '');

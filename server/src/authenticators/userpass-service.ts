@@ -1,4 +1,5 @@
 import { principalName } from '../../../common/src/principal-name';
+import { NO_PARTIES } from '../audit';
 import type { AuthenticatorConfig } from '../config/types';
 import { recordRefusedHash } from '../passwords/hash-cost';
 import { PhcFormatError } from '../passwords/phc';
@@ -67,7 +68,7 @@ export class UserPassServiceAuthenticator implements Authenticator {
     }
     recordRefusedHash(this.deps.audit, principalName(found.principal), verdict);
     if (!verdict.ok) return null;
-    if (verdict.needsRehash) await this.upgrade(found.principal, password);
+    if (verdict.needsRehash) await this.upgrade(found.principal, password, request);
     return { principal: found.principal, level: 2 };
   }
 
@@ -78,12 +79,13 @@ export class UserPassServiceAuthenticator implements Authenticator {
   }
 
   /** Re-hashes with the configured parameters; a failure here must not fail the login. */
-  private async upgrade(principal: Principal, password: string): Promise<void> {
+  private async upgrade(principal: Principal, password: string, during: AuthenticationRequest): Promise<void> {
     try {
       const hash = await this.deps.hasher.hash(password);
       await this.deps.subjects.setPasswordHash(principal.contextId, principal.uniqueId, hash);
     } catch {
-      this.deps.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'hash_upgrade', principal: principalName(principal) });
+      // During a login: the session is not made yet.
+      this.deps.audit.record({ ...NO_PARTIES, event: 'subject_write', outcome: 'failure', reason: 'hash_upgrade', principal: principalName(principal), client: during.client.id, peer: during.peer });
     }
   }
 }

@@ -11,6 +11,7 @@ import { takeSlot, type AttemptLimiter } from './attempt-limiter';
 import { DecoyQuestions } from './decoy-questions';
 import type { ResetMarkers } from './reset-markers';
 import { perCore } from '../per-core';
+import { partiesOf } from '../audit';
 
 /**
  * What the visitor's signed cookie remembers of the flow: the name as given (folded), and after
@@ -156,7 +157,7 @@ export class ForgottenPassword {
       await this.wrongAnswers.release(target.key, slot);
       throw error;
     }
-    this.core.audit.record({ event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: target.key, session: flow.session.handle });
+    this.core.audit.record({ ...partiesOf(flow.session, flow.peer), event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: target.key, session: flow.session.handle });
     if (!ok) throw new InvalidRequest('the answers do not match', { errors: [{ path: 'answers', message: 'do not match' }] });
     await this.wrongAnswers.release(target.key, slot);
     const reset = await this.markers.issue(target.key, this.core.config.global['session.idle']);
@@ -185,7 +186,7 @@ export class ForgottenPassword {
       throw error;
     }
     await this.core.endSubjectSessions(contextId, subject.uniqueId, 'password');
-    this.core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: target.key, session: flow.session.handle });
+    this.core.audit.record({ ...partiesOf(flow.session, flow.peer), event: 'subject_write', outcome: 'success', reason: 'password_reset', principal: target.key, session: flow.session.handle });
     return { result: undefined, cookieValue: await this.keep(flow, undefined) };
   }
 }

@@ -4,6 +4,7 @@ import { takeSlot } from './attempt-limiter';
 import type { Session } from '../sessions/session';
 import type { AttributeInput } from '../subjects/attributes';
 import type { StoredSubject } from '../subjects/subject';
+import { partiesOf } from '../audit';
 
 export interface RegistrationInput {
   contextId: string;
@@ -26,6 +27,6 @@ export interface RegistrationInput {
 export async function register(core: Core, input: RegistrationInput): Promise<StoredSubject> {
   await takeSlot(core.registrations, input.peer, 'too many registrations from this address; try again later');
   const created = await core.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId: input.contextId, uniqueId: created.uniqueId }), session: input.session.handle, peer: input.peer });
+  core.audit.record({ ...partiesOf(input.session, input.peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId: input.contextId, uniqueId: created.uniqueId }), session: input.session.handle, peer: input.peer });
   return created;
 }

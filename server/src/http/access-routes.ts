@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { MalformedBody, MethodNotAllowed, NotFound, SvcError } from '../../../common/src/errors';
 import { principalName, samePrincipal } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
+import { partiesOf } from '../audit';
 import type { Core } from '../core';
 import {
   decisionAnswer,
@@ -29,7 +30,7 @@ const ACCESS_BODY_LIMIT = 256 * 1024;
 async function sessionFor(core: Core, state: RequestState, subject: Principal | undefined): Promise<Session | undefined> {
   if (!subject || samePrincipal(subject, state.session.principal)) return undefined;
   if (state.session.type !== 'SYSTEM') {
-    core.audit.record({ event: 'access_denied', outcome: 'failure', reason: 'foreign_subject', session: state.session.handle, client: state.session.clientId, peer: state.peer });
+    core.audit.record({ ...partiesOf(state.session, state.peer), event: 'access_denied', outcome: 'failure', reason: 'foreign_subject' });
     throw denial(core, state);
   }
   const stored = await core.subjects.context(subject.contextId).store.get(subject.contextId, subject.uniqueId);

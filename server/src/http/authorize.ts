@@ -1,6 +1,7 @@
 import { AccessDenied } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { Operation } from '../config/types';
+import { partiesOf } from '../audit';
 import type { Core } from '../core';
 import { contextOfTarget, holdsAdminRole } from '../policy/admin-roles';
 import type { DecisionResult } from '../policy/policy-decision-point';
@@ -60,18 +61,14 @@ export async function decide(core: Core, state: RequestState, operation: Operati
   if (options.quiet) return result;
   core.metrics.decisions.inc({ decision: result.decision, operation });
   if (result.decision === 'DENY') {
-    const principalOf = (s: Session) => (s.principal ? principalName(s.principal) : undefined);
     core.audit.record({
+      ...partiesOf(state.session, state.peer),
       event: 'access_denied',
       outcome: 'failure',
       reason: result.policy,
       operation,
       target,
-      session: state.session.handle,
-      client: state.session.clientId,
-      principal: principalOf(state.session),
-      ...(options.as ? { evaluatedFor: principalOf(options.as) } : {}),
-      peer: state.peer,
+      ...(options.as ? { evaluatedFor: options.as.principal ? principalName(options.as.principal) : undefined } : {}),
     });
   }
   return result;

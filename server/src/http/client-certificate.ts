@@ -1,16 +1,12 @@
-import type { X509Certificate } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import type { Request } from 'express';
+import { NO_PARTIES } from '../audit';
 import type { Core } from '../core';
+import type { PresentedCertificate } from '../certificates/presented-certificate';
 import { certificateFromXfcc, XfccError } from '../certificates/xfcc';
 
 export const XFCC_HEADER = 'x-forwarded-client-cert';
 
-/** The client certificate a request presented: from its own TLS handshake, or forwarded by a trusted proxy. */
-export type PresentedCertificate =
-  | { via: 'tls' | 'xfcc'; certificate: X509Certificate }
-  /** A trusted proxy forwarded something that is not a certificate: a presented certificate that fails. */
-  | { via: 'xfcc'; unreadable: string };
 
 /**
  * SPEC section 13. Only when client certificates are configured (`server.tls.clientCA`). The
@@ -32,7 +28,8 @@ export function presentedCertificate(core: Core, req: Request): PresentedCertifi
         return { via: 'xfcc', unreadable: error.message };
       }
     }
-    core.audit.record({ event: 'xfcc_ignored', outcome: 'failure', reason: 'untrusted_peer', peer: socketPeer });
+    // Before authentication: no session or client yet.
+    core.audit.record({ ...NO_PARTIES, event: 'xfcc_ignored', outcome: 'failure', reason: 'untrusted_peer', peer: socketPeer });
   }
   if (!(req.socket instanceof TLSSocket)) return undefined;
   const certificate = req.socket.getPeerX509Certificate();

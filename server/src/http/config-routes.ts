@@ -1,6 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { InvalidRequest, MethodNotAllowed, NotFound, ReloadUnavailable } from '../../../common/src/errors';
-import { principalName } from '../../../common/src/principal-name';
+import { partiesOf, type AuditParties } from '../audit';
 import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Core } from '../core';
 import { wantsPage } from './authentication-filter';
@@ -26,9 +26,9 @@ const FORM_LIMIT = 1024;
  * How to reload, per core: only the process that read a configuration file knows its path
  * (bin/svc.ts, through RunningServer.reload); a demo or test server has none.
  */
-const reloaders = new WeakMap<Core, () => ReloadResult>();
+const reloaders = new WeakMap<Core, (by: AuditParties) => ReloadResult>();
 
-export function registerConfigReload(core: Core, reload: () => ReloadResult): void {
+export function registerConfigReload(core: Core, reload: (by: AuditParties) => ReloadResult): void {
   reloaders.set(core, reload);
 }
 
@@ -75,7 +75,7 @@ async function endSession(core: Core, req: Request, res: Response): Promise<void
   const ended = await core.sessions.endByHandle(handle);
   const self = req.svc.session;
   if (ended) {
-    core.audit.record({ event: 'session_end', outcome: 'success', reason: 'config', ended: handle, session: self.handle, client: self.clientId, principal: self.principal ? principalName(self.principal) : undefined, peer: req.svc.peer });
+    core.audit.record({ ...partiesOf(self, req.svc.peer), event: 'session_end', outcome: 'success', reason: 'config', ended: handle });
   }
   if (wantsPage(req)) return res.redirect(303, `${core.config.server.contextRoot}/config?ended=${ended ? 1 : 0}`);
   if (!ended) throw new NotFound('no live session has this handle');
@@ -86,7 +86,7 @@ function reload(core: Core, req: Request, res: Response): void {
   checkSameOrigin(core, req);
   const reloader = reloaders.get(core);
   if (!reloader) throw new ReloadUnavailable('this server runs without a configuration file');
-  const result = reloader();
+  const result = reloader(partiesOf(req.svc.session, req.svc.peer));
   if (!result.ok) {
     throw new InvalidRequest('the configuration file was refused; the running configuration stays', {
       errors: result.problems.map((message) => ({ path: 'config', message })),

@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { InvalidClient, InvalidRequest, LoginFailed, MalformedBody } from '../../../common/src/errors';
 import { MAX_SEALED_LENGTH } from '../../../common/src/clientcred/format';
-import { principalName } from '../../../common/src/principal-name';
 import type { WireDocument } from '../../../common/src/wire/xml';
+import { partiesOf } from '../audit';
 import type { Core } from '../core';
 import { changeOwnPassword, liftLockout } from '../login/account';
 import { checkedGoto } from '../login/goto';
@@ -92,7 +92,7 @@ async function postLogout(core: Core, req: Request, res: Response): Promise<void
   const old = req.svc.session;
   const cookie = req.svc.cookieValue;
   const ended = cookie !== undefined && (await core.sessions.end(cookie));
-  core.audit.record({ event: 'logout', outcome: 'success', reason: ended ? 'ended' : 'stateless', session: old.handle, client: old.clientId, principal: old.principal ? principalName(old.principal) : undefined, peer: req.svc.peer });
+  core.audit.record({ ...partiesOf(old, req.svc.peer), event: 'logout', outcome: 'success', reason: ended ? 'ended' : 'stateless' });
   // The seed's 3.2: an anonymous session follows when the global default client has one.
   const g = core.config.global;
   const anonymous = core.client(g['server.defaultclient'])?.authenticators.map((id) => core.authenticator(id)).find((a) => a?.kind === 'Anonymous');

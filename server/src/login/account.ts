@@ -5,6 +5,7 @@ import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
 import { valuesOf } from '../subjects/subject';
+import { partiesOf } from '../audit';
 
 export interface PasswordChange {
   contextId: string;
@@ -38,14 +39,14 @@ export async function changeOwnPassword(core: Core, change: PasswordChange): Pro
   if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
   const ok = await verifyOld(core, contextId, uniqueId, hash, change.oldPassword, reservation.locked);
   if (!ok) {
-    core.audit.record({ event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
-    for (const lock of reservation.started) core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: key, peer: change.peer });
+    core.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
+    for (const lock of reservation.started) core.audit.record({ ...partiesOf(session, change.peer), event: 'lockout', outcome: 'success', reason: lock.kind, subject: key });
     throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
   }
   await core.lockout.release(reservation, key);
   checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
   await core.subjects.setPassword(contextId, uniqueId, change.newPassword);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
+  core.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
   await core.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
 }
 
@@ -74,5 +75,5 @@ export async function liftLockout(core: Core, contextId: string, uniqueId: strin
   await core.subjects.read(contextId, uniqueId);
   const subject = principalName({ contextId, uniqueId });
   await core.lockout.lift(subject);
-  core.audit.record({ event: 'lockout', outcome: 'success', reason: 'lifted', subject, session: by.handle, peer });
+  core.audit.record({ ...partiesOf(by, peer), event: 'lockout', outcome: 'success', reason: 'lifted', subject });
 }

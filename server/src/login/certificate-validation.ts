@@ -2,7 +2,7 @@ import { InvalidRequest } from '../../../common/src/errors';
 import { CertificateRejected, summarise, type VerifiedCertificate } from '../certificates/client-certificates';
 import type { ClientConfig } from '../config/types';
 import type { Core } from '../core';
-import type { PresentedCertificate } from '../http/client-certificate';
+import type { PresentedCertificate } from '../certificates/presented-certificate';
 
 /**
  * Client validation of a certificate login (SPEC section 13): the certificate is the client's proof,

@@ -11,8 +11,9 @@ import { fold } from '../subjects/subject';
 import { openCredentialParams } from './client-validation';
 import { validateCertificate } from './certificate-validation';
 import { CertificateRejected } from '../certificates/client-certificates';
-import type { PresentedCertificate } from '../http/client-certificate';
+import type { PresentedCertificate } from '../certificates/presented-certificate';
 import type { LockoutStore, Reservation } from './lockout-store';
+import { NO_PARTIES } from '../audit';
 import { perCore } from '../per-core';
 
 export interface LoginInput {
@@ -98,8 +99,8 @@ export class LoginService {
   private succeed(verified: Verified, handle: string, transient = false): void {
     const { session, audit } = verified;
     this.core.metrics.logins.inc({ outcome: 'success', reason: session.authenticator });
-    const principal = session.principal ? principalName(session.principal) : undefined;
-    this.core.audit.record({ event: 'login', outcome: 'success', reason: session.authenticator, ...audit, session: handle, principal, level: session.level, ...(transient ? { transient: true } : {}) });
+    const principal = session.principal ? principalName(session.principal) : null;
+    this.core.audit.record({ ...NO_PARTIES, event: 'login', outcome: 'success', reason: session.authenticator, ...audit, session: handle, principal, level: session.level, ...(transient ? { transient: true } : {}) });
   }
 
   /** Client, throttle, lockout and authenticators: what a session would be made of, or a refusal. */
@@ -121,7 +122,7 @@ export class LoginService {
     if (reservation.locked) {
       await this.spendLikeFailure(authenticators.map((x) => x.a), client, request);
       this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, 'locked');
-      this.auditLocks(reservation, input.peer);
+      this.auditLocks(reservation, audit);
       throw new LoginFailed('Login failed.');
     }
     // A password authenticator that does not know the name cannot succeed: it is not tried, and the
@@ -153,7 +154,7 @@ export class LoginService {
     if (user !== undefined && !request.credentials.has('password')) owed.push(...this.passwordAuthenticators(client));
     for (const a of owed) await this.spendFailure(a, request.credentials.get('password') ?? '');
     this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, authenticators.length ? 'rejected' : 'no_authenticator');
-    this.auditLocks(reservation, input.peer);
+    this.auditLocks(reservation, audit);
     throw new LoginFailed('Login failed.');
   }
 
@@ -166,8 +167,8 @@ export class LoginService {
   }
 
   /** The locks a failed attempt started (a successful one undid its own). */
-  private auditLocks(reservation: Reservation, peer: string): void {
-    for (const lock of reservation.started) this.core.audit.record({ event: 'lockout', outcome: 'success', reason: lock.kind, subject: shown(lock.subject), peer });
+  private auditLocks(reservation: Reservation, audit: Record<string, string | undefined>): void {
+    for (const lock of reservation.started) this.core.audit.record({ ...NO_PARTIES, event: 'lockout', outcome: 'success', reason: lock.kind, ...audit, subject: shown(lock.subject) });
   }
 
   /** The client named by `clientid` (or the default one), validated by its clientcred when it has a secret. */
@@ -199,7 +200,7 @@ export class LoginService {
       const audit = { peer: input.peer, via: presented.via, ...(error.summary ?? {}) };
       await this.reserve([], audit);
       this.core.metrics.logins.inc({ outcome: 'failure', reason: 'invalid_client' });
-      this.core.audit.record({ event: 'client_validation', outcome: 'failure', reason: `certificate:${error.reason}`, ...audit });
+      this.core.audit.record({ ...NO_PARTIES, event: 'client_validation', outcome: 'failure', reason: `certificate:${error.reason}`, ...audit });
       throw new InvalidClient('The client certificate could not be validated.');
     }
   }
@@ -221,7 +222,7 @@ export class LoginService {
       if (!(error instanceof ClientCredentialRejected)) throw error;
       await this.reserve([], audit);
       this.core.metrics.logins.inc({ outcome: 'failure', reason: 'invalid_client' });
-      this.core.audit.record({ event: 'client_validation', outcome: 'failure', reason: error.param ? `${error.reason}:${error.param}` : error.reason, ...audit });
+      this.core.audit.record({ ...NO_PARTIES, event: 'client_validation', outcome: 'failure', reason: error.param ? `${error.reason}:${error.param}` : error.reason, ...audit });
       throw error;
     }
   }
@@ -267,7 +268,8 @@ export class LoginService {
 
   private fail(audit: Record<string, string | undefined>, reason: string): void {
     this.core.metrics.logins.inc({ outcome: 'failure', reason });
-    this.core.audit.record({ event: 'login', outcome: 'failure', reason, ...audit });
+    // A failed login has no session of its own; `audit` names the client and the peer.
+    this.core.audit.record({ ...NO_PARTIES, event: 'login', outcome: 'failure', reason, ...audit });
   }
 }
 

@@ -6,6 +6,7 @@
 import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { WireValue } from '../../../common/src/wire/xml';
+import { partiesOf } from '../audit';
 import type { Core } from '../core';
 import { register } from '../flows/registration';
 import { holdsAdminRole } from '../policy/admin-roles';
@@ -62,7 +63,7 @@ export async function createSubject(core: Core, actor: Actor, contextId: string,
   const { session, peer } = actor;
   if (writer === 'registrant') return register(core, { contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
   const created = await core.subjects.create(contextId, input.uniqueId, input.attributes, writer);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }), session: session.handle, peer });
+  core.audit.record({ ...partiesOf(session, peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }) });
   return created;
 }
 
@@ -77,13 +78,13 @@ export async function updateSubject(core: Core, actor: Actor, contextId: string,
   const version = expectedVersion(ifMatch);
   const writer = await writerOf(core, actor.session, contextId, subjectId);
   const updated = await core.subjects.update(contextId, subjectId, input.attributes, writer, version);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes), session: actor.session.handle, peer: actor.peer });
+  core.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
   return updated;
 }
 
 export async function deleteSubject(core: Core, actor: Actor, contextId: string, subjectId: string): Promise<void> {
   await core.subjects.delete(contextId, subjectId);
-  core.audit.record({ event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }), session: actor.session.handle, peer: actor.peer });
+  core.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }) });
 }
 
 export interface SearchInput {

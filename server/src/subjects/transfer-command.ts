@@ -5,7 +5,6 @@ import { parseArgs } from 'node:util';
 import { progressBar, type ProgressStream } from '../../../common/src/tty/progress';
 import { loadConfigFile } from '../config/load';
 import type { ContextConfig, SvcConfig } from '../config/types';
-import { demoConfigOf, demoEnvironment } from '../demo/demo';
 import { PasswordHasher } from '../passwords/password-hasher';
 import type { SubjectStore } from './store';
 import { createSubjectStore } from './stores';
@@ -19,6 +18,8 @@ export interface TransferIo {
   stdout: NodeJS.WritableStream;
   stderr: ProgressStream;
   env: NodeJS.ProcessEnv;
+  /** The configuration without --config or SVC_CONFIG: bin/svc.ts gives the demo's (the domain knows no demo). */
+  defaultConfig?: (env: NodeJS.ProcessEnv) => Promise<SvcConfig>;
 }
 
 export const EXPORT_USAGE = `Usage: svc export [--config FILE] --context C > C.jsonl
@@ -46,10 +47,11 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-async function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Promise<SvcConfig> {
-  const file = path ?? env.SVC_CONFIG;
-  if (file) return loadConfigFile(file, env);
-  return (await demoConfigOf(demoEnvironment(env))).config;
+async function loadConfig(path: string | undefined, io: TransferIo): Promise<SvcConfig> {
+  const file = path ?? io.env.SVC_CONFIG;
+  if (file) return loadConfigFile(file, io.env);
+  if (!io.defaultConfig) throw new UsageError('name the configuration: --config FILE or SVC_CONFIG');
+  return io.defaultConfig(io.env);
 }
 
 /** The context's store, opened (for PostgreSQL: the schema checked or migrated as `migrate` says), and a service over it. */
@@ -93,7 +95,7 @@ async function run(
     if (!values.context) throw new UsageError('--context is required');
     if (name === 'export' && values.replace) throw new UsageError('--replace is an import option');
     if (positionals.length > 1) throw new UsageError('at most one input file');
-    opened = await openContext(await loadConfig(values.config, io.env), values.context);
+    opened = await openContext(await loadConfig(values.config, io), values.context);
     await body(opened, values.context, { replace: values.replace, file: positionals[0] });
     return 0;
   } catch (error) {
