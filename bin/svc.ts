@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { acceptingPlaceholders } from '../common/src/config/published-schema';
-import { demoConfigOf, demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
+import { demoConfigOfEnvironment, demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
 import { createLogger, stdoutDestination, type Logger } from '../common/src/log';
@@ -337,8 +337,7 @@ async function main(): Promise<void> {
       if (command === 'migrate') process.exitCode = await (await import('../server/src/subjects/migrate-command')).runMigrate(rest, io);
       else {
         const { runExport, runImport } = await import('../server/src/subjects/transfer-command');
-        const defaultConfig = async (env: NodeJS.ProcessEnv) => (await demoConfigOf(demoEnvironment(env))).config;
-        process.exitCode = await (command === 'export' ? runExport : runImport)(rest, { ...io, defaultConfig });
+        process.exitCode = await (command === 'export' ? runExport : runImport)(rest, { ...io, defaultConfig: demoConfigOfEnvironment });
       }
       return;
     }

@@ -24,7 +24,7 @@ afterAll(async () => server.stop());
 test('every audit line names the event, time, session, client, principal, peer, outcome and reason', async () => {
   const base = server.baseUrl;
   const subjects = `${base}/resources/contexts/employees/subjects`;
-  const { SYSTEM } = await sessionCookies(server);
+  const { SYSTEM, BOB } = await sessionCookies(server);
   const system = SYSTEM.replace(/^SVCSESSIONID=/, '');
   const { users } = TEST_CREDENTIALS;
 
@@ -36,7 +36,7 @@ test('every audit line names the event, time, session, client, principal, peer, 
 
   const alice = await login(base, { clientid: 'svc-web', user: 'alice', password: users.alice });
   expect(alice.status).toBe(200);
-  expect((await send(`${subjects}/bob`, { cookie: alice.cookie, headers: { accept: 'application/json' } })).status).toBe(401);
+  expect((await send(`${subjects}/alice`, { cookie: BOB.replace(/^SVCSESSIONID=/, ''), headers: { accept: 'application/json' } })).status).toBe(401);
   expect((await send(`${base}/logout`, { method: 'POST', cookie: alice.cookie, headers: { accept: 'application/json' } })).status).toBeLessThan(400);
 
   // A SYSTEM write that disables alice ends her new session.

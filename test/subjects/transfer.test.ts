@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
+import { demoConfigOfEnvironment } from '../../server/src/demo/demo';
 import { runExport, runImport, type TransferIo } from '../../server/src/subjects/transfer-command';
 import { startTestServer, testConfigDocument, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { login } from '../helpers/login';
@@ -33,6 +34,7 @@ async function run(command: typeof runExport, argv: string[], options: { stdin?:
     }),
     stderr: { write: (text: string) => (stderr += text), isTTY: options.tty ?? false },
     env: options.env ?? {},
+    defaultConfig: demoConfigOfEnvironment,
   };
   const code = await command(argv, io);
   return { code, stdout, stderr };

@@ -71,6 +71,11 @@ export async function demoConfigOf(environment: DemoEnvironment): Promise<{ conf
   return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, ...environment }), {}), credentials };
 }
 
+/** The configuration `svc export` and `svc import` use without --config: the demo of SVC_DATA_DIR (TransferIo.defaultConfig). */
+export async function demoConfigOfEnvironment(env: NodeJS.ProcessEnv): Promise<SvcConfig> {
+  return (await demoConfigOf(demoEnvironment(env))).config;
+}
+
 /** Seeds alice and bob in `employees` when the store is empty. */
 export async function seedDemo(core: Core, credentials: DemoCredentials): Promise<void> {
   const store = core.subjects.context('employees').store;
