@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { FORWARDED_FOR_HEADER, verifyForwardedFor } from '../../../common/src/assertion/forwarded-for';
+import { NO_PARTIES } from '../audit';
 import type { Core } from '../core';
 
 const HEADER = FORWARDED_FOR_HEADER.toLowerCase();
@@ -25,6 +26,7 @@ export function peerOf(core: Core, req: Request): string {
     keys: (clientId) => core.forwardedForKeys(clientId),
   });
   if (verified.ok) return verified.address;
-  core.audit.record({ event: 'forwarded_for_ignored', outcome: 'failure', reason: verified.reason, client: verified.clientId, peer: direct });
+  // Before authentication: no session or principal yet.
+  core.audit.record({ ...NO_PARTIES, event: 'forwarded_for_ignored', outcome: 'failure', reason: verified.reason, client: verified.clientId ?? null, peer: direct });
   return direct;
 }

@@ -12,7 +12,7 @@
  * and refused when either is above `memoryFactor` (time: `timeFactor`) times the configured setting's
  * (4 and 4 by default). Such a hash is refused at import and never computed at a login.
  */
-import type { Audit } from '../audit';
+import { NO_PARTIES, type Audit } from '../audit';
 import { formatScryptSetting, type Argon2idParams, type PhcHash, type ScryptParams } from './phc';
 
 export interface MaxCostSettings {
@@ -68,5 +68,6 @@ export class HashCostCeiling {
  */
 export function recordRefusedHash(audit: Pick<Audit, 'record'>, subject: string, verdict: { refused?: string }): void {
   if (verdict.refused === undefined) return;
-  audit.record({ event: 'password_hash_refused', outcome: 'failure', reason: 'cost_above_ceiling', subject, detail: verdict.refused });
+  // Met while verifying, before any session: the line names whose hash it is.
+  audit.record({ ...NO_PARTIES, event: 'password_hash_refused', outcome: 'failure', reason: 'cost_above_ceiling', subject, detail: verdict.refused });
 }
