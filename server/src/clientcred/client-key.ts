@@ -56,8 +56,3 @@ export function deriveClientKeys(secrets: readonly string[], clientId: string): 
   if (secrets.length === 0) throw new TypeError(`deriveClientKeys: client "${clientId}" has no secret`);
   return secrets.map((secret) => deriveClientKey(secret, clientId));
 }
-
-/** Forgets every derived key (configuration reload, tests). */
-export function clearClientKeyCache(): void {
-  cache.clear();
-}
