@@ -1,15 +1,14 @@
 /**
- * The core sessions the gateway holds for portal principals (SPEC sections 9 and 12): portal users
- * (a session made by the client principal login or by `POST {gw}/api/login`) and visitors (the
- * stateless ANON session the core issued to the visitor's first request, sent without a cookie: no
- * login, no nonce). Two variants, one file each:
+ * The core sessions the gateway holds for portal users (SPEC sections 9 and 12): a session made by
+ * the client principal login or by `POST {gw}/api/login`. Visitors are not held here: the stateless
+ * ANON session the core issues to a visitor travels with the visitor (visitor-state.ts), so the
+ * gateway keeps nothing per visitor. Two variants, one file each:
  *
  * - `memory-core-sessions.ts`: this process only, one session per principal and core (cores that
  *   keep their sessions in memory know only their own).
  * - `redis-core-sessions.ts` (`gateway.redis`): shared by every gateway and worker, one session per
- *   principal that any core accepts (the cores share their sessions in Redis), so a visitor's flow
- *   survives alternating gateways and a user logged in through one gateway is served by another
- *   without a new core login.
+ *   principal that any core accepts (the cores share their sessions in Redis), so a user logged in
+ *   through one gateway is served by another without a new core login.
  *
  * Every change is conditional on what the caller saw (compare-and-set), so two gateways racing for
  * one principal converge on one session. A store that cannot answer rejects (503): a principal is
@@ -58,7 +57,7 @@ export interface CoreSessions {
 
 export interface CoreSessionsOptions {
   login: CoreLogin;
-  /** Memory: most portal users held, and, apart, most visitors held. */
+  /** Memory: most portal users held. */
   maxEntries: number;
   ttlMs: number;
   log: Logger;

@@ -18,6 +18,7 @@ import type { CoreSessions } from './core-sessions';
 import { MemoryCoreSessions } from './memory-core-sessions';
 import { RedisCoreSessions } from './redis-core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
+import { VisitorStateSeals } from './visitor-state';
 import { guardServer, listen } from '../../common/src/http/listen';
 import { visitorAddressSigner } from './visitor-address';
 
@@ -71,6 +72,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     metrics,
     pool,
     sessions,
+    visitorStates: new VisitorStateSeals(config.portals),
     dispatcher,
     timeoutMs,
     signAddress: visitorAddressSigner(config.clientId, config.secret),

@@ -1,9 +1,10 @@
 /**
- * Core sessions in this process's memory (core-sessions.ts has the rules), in two bounded, expiring
- * LRUs: portal sessions of users and visitors apart, so that a flood of visitors can never push a
- * portal user's session out. A session lives on the core that made it (cores without shared sessions
- * know only their own), so each is held per core: a user whose core failed simply gets a new session
- * on the next one. A revoked one leaves a mark under REVOKED (no core is named ''), for every core.
+ * Core sessions in this process's memory (core-sessions.ts has the rules), in a bounded, expiring
+ * LRU of users' portal sessions (visitors hold nothing here: their state travels with them,
+ * visitor-state.ts, so a flood of visitors cannot push anyone out). A session lives on the core that
+ * made it (cores without shared sessions know only their own), so each is held per core: a user
+ * whose core failed simply gets a new session on the next one. A revoked one leaves a mark under
+ * REVOKED (no core is named ''), for every core.
  */
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { freshVisitor, PrincipalLogins, sessionRevoked, type CoreSession, type CoreSessions, type CoreSessionsOptions } from './core-sessions';
@@ -58,7 +59,6 @@ class Lru {
 
 export class MemoryCoreSessions implements CoreSessions {
   readonly #users: Lru;
-  readonly #visitors: Lru;
   readonly #logins: PrincipalLogins;
   readonly #ttlMs: number;
   readonly #clock: () => number;
@@ -67,13 +67,12 @@ export class MemoryCoreSessions implements CoreSessions {
     this.#clock = options.clock ?? Date.now;
     this.#ttlMs = options.ttlMs;
     this.#users = new Lru(options.maxEntries);
-    this.#visitors = new Lru(options.maxEntries);
     this.#logins = new PrincipalLogins(options);
   }
 
-  /** Portal users and visitors held. */
+  /** Portal users held. */
   get size(): number {
-    return this.#users.size + this.#visitors.size;
+    return this.#users.size;
   }
 
   async get(core: string, principal: VerifiedPrincipal): Promise<CoreSession> {
@@ -92,7 +91,7 @@ export class MemoryCoreSessions implements CoreSessions {
   }
 
   async drop(stale: CoreSession, principal: VerifiedPrincipal): Promise<void> {
-    const sessions = this.#lru(principal).get(principalKey(principal));
+    const sessions = this.#users.get(principalKey(principal));
     if (sessions?.get(stale.core)?.session.cookie === stale.cookie) sessions.delete(stale.core);
   }
 
@@ -119,20 +118,16 @@ export class MemoryCoreSessions implements CoreSessions {
   }
 
   async take(principal: VerifiedPrincipal): Promise<CoreSession[]> {
-    const sessions = this.#lru(principal).delete(principalKey(principal));
+    const sessions = this.#users.delete(principalKey(principal));
     return sessions ? [...sessions.values()].map((held) => held.session) : [];
   }
 
-  #lru(principal: VerifiedPrincipal): Lru {
-    return principal.user === null ? this.#visitors : this.#users;
-  }
-
   #hold(principal: VerifiedPrincipal, session: CoreSession): void {
-    this.#lru(principal).open(principalKey(principal)).set(session.core, { session, expires: this.#clock() + this.#ttlMs });
+    this.#users.open(principalKey(principal)).set(session.core, { session, expires: this.#clock() + this.#ttlMs });
   }
 
   #held(core: string, principal: VerifiedPrincipal): Held | undefined {
-    const sessions = this.#lru(principal).get(principalKey(principal));
+    const sessions = this.#users.get(principalKey(principal));
     const held = sessions?.get(core);
     if (!held || held.expires > this.#clock()) return held;
     sessions!.delete(core);

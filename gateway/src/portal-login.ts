@@ -3,8 +3,8 @@
  * assertion names no user (it is the visitor's); the body is `{"user","password"}`. The gateway logs
  * the person in to a core with its own sealed UserPass login, carrying the visitor's address so that
  * the core's lockout and throttles count the visitor. Success answers the session structure and the
- * subject's roles, and the new core session becomes that user's held session; the visitor's ANON
- * session is forgotten. A refusal is the core's (`login_failed`, 429 with Retry-After, 503).
+ * subject's roles, and the new core session becomes that user's held session (the visitor's ANON
+ * session was never held: it travels with the visitor, and the portal drops it at login). A refusal is the core's (`login_failed`, 429 with Retry-After, 503).
  */
 import type { Request, Response } from 'express';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
@@ -50,7 +50,6 @@ export async function portalLogin(deps: PortalLoginDeps, req: Request, res: Resp
   }
   const portalUser: VerifiedPrincipal = { ...visitor, user: login.user };
   const replaced = await deps.sessions.put(core, portalUser, login.cookie);
-  await deps.sessions.take(visitor);
   await Promise.all(replaced.map((s) => deps.login.logout(s.core, s.cookie).catch(() => undefined)));
   deps.metrics.coreLogins.inc({ kind: 'password', outcome: 'success' });
   audit(deps.log, { event: 'portal_login', outcome: 'success', user: formatPrincipalName(login.user), session: login.session.uniqueId, core, ...who });

@@ -6,7 +6,9 @@
  * revoked (`session_revoked`: the user's password changed, or the user was disabled or deleted), never:
  * the session is replaced by a revocation mark and the core's 401 goes back to the portal, which ends
  * that portal session (SPEC section 9). A core that cannot be reached is marked failed and, when that
- * is safe, the request goes to the next one.
+ * is safe, the request goes to the next one. A portal user's core session is held by the gateway
+ * (core-sessions.ts); a visitor's is not held at all: it comes with the request, sealed in
+ * `X-Svc-Visitor-State`, and a new one goes back the same way (visitor-state.ts).
  *
  * Forwarding is an allow-list both ways (SPEC section 9): the portal's request keeps only the
  * headers below, plus the gateway's own cookie and the visitor's address as a signed
@@ -23,9 +25,10 @@ import { BadGateway } from '../../common/src/errors';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { CoreUnreachable, toGatewayError } from './core-errors';
 import type { CorePool } from './core-pool';
-import type { CoreSession, CoreSessions } from './core-sessions';
+import { freshVisitor, type CoreSession, type CoreSessions } from './core-sessions';
 import type { GatewayMetrics } from './observability';
 import { VISITOR_ADDRESS_HEADER, type SignVisitorAddress } from './visitor-address';
+import { VISITOR_STATE_HEADER, type VisitorStateSeals } from './visitor-state';
 
 export interface ProxyDeps {
   /** The gateway's root, e.g. `/gw`: `Location` answers are rewritten under `{root}/api`. */
@@ -34,6 +37,8 @@ export interface ProxyDeps {
   cookieName: string;
   pool: CorePool;
   sessions: CoreSessions;
+  /** Opens and seals the visitor state that visitors' requests carry. */
+  visitorStates: VisitorStateSeals;
   dispatcher: Dispatcher;
   timeoutMs: number;
   metrics: GatewayMetrics;
@@ -80,18 +85,19 @@ export async function proxy(deps: ProxyDeps, principal: VerifiedPrincipal, outbo
 }
 
 async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincipal, outbound: Outbound, res: Response): Promise<void> {
-  let session = await deps.sessions.get(core, principal);
+  const held = principal.user === null ? new CarriedVisitorSession(deps, principal, outbound.headers) : heldSession(deps.sessions, principal);
+  let session = await held.get(core);
   let answer = await send(deps, session, principal, outbound);
-  let verdict = await inspect(deps, answer, session, principal, outbound.method);
+  let verdict = await inspect(deps, answer, session, held, outbound.method);
   if (verdict.renew) {
     deps.metrics.renewals.inc();
     if (verdict.body === undefined) await answer.body.dump();
-    session = await deps.sessions.renew(session, principal);
+    session = await held.renew(session);
     answer = await send(deps, session, principal, outbound);
-    verdict = await inspect(deps, answer, session, principal, outbound.method);
-    if (verdict.renew) await deps.sessions.drop(session, principal);
+    verdict = await inspect(deps, answer, session, held, outbound.method);
+    if (verdict.renew) await held.drop(session);
   }
-  if (verdict.revoked) await deps.sessions.revoke(session, principal);
+  if (verdict.revoked && principal.user !== null) await deps.sessions.revoke(session, principal);
   res.status(answer.statusCode);
   for (const name of RETURNED_RESPONSE_HEADERS) {
     const value = answer.headers[name];
@@ -99,6 +105,10 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
   }
   const location = gatewayLocation(deps.root, session.core, answer.headers.location);
   if (location !== undefined) res.setHeader('location', location);
+  if (held instanceof CarriedVisitorSession) {
+    const state = held.newState();
+    if (state !== undefined) res.setHeader(VISITOR_STATE_HEADER, state);
+  }
   if (verdict.body !== undefined) {
     res.end(verdict.body);
     return;
@@ -185,6 +195,66 @@ async function send(deps: ProxyDeps, session: CoreSession, principal: VerifiedPr
   }
 }
 
+/** Where one request's core session comes from, and where what the core changes goes. */
+interface HeldSession {
+  get(core: string): Promise<CoreSession>;
+  renew(stale: CoreSession): Promise<CoreSession>;
+  drop(stale: CoreSession): Promise<void>;
+  adopt(previous: CoreSession, cookie: string): Promise<void>;
+}
+
+/** A portal user's core session, held by the gateway for the principal. */
+function heldSession(sessions: CoreSessions, principal: VerifiedPrincipal): HeldSession {
+  return {
+    get: (core) => sessions.get(core, principal),
+    renew: (stale) => sessions.renew(stale, principal),
+    drop: (stale) => sessions.drop(stale, principal),
+    adopt: (previous, cookie) => sessions.adopt(previous, cookie, principal),
+  };
+}
+
+/**
+ * A visitor's core session for this request only: the core cookie its `X-Svc-Visitor-State` carries
+ * (bound to its handle), or none; what the core sets goes back sealed, and nothing is kept.
+ */
+class CarriedVisitorSession implements HeldSession {
+  #cookie: string;
+  #adopted: string | undefined;
+
+  constructor(
+    private readonly deps: ProxyDeps,
+    private readonly principal: VerifiedPrincipal,
+    headers: IncomingHttpHeaders,
+  ) {
+    const carried = deps.visitorStates.open(principal, headers[VISITOR_STATE_HEADER.toLowerCase()]);
+    this.#cookie = carried === undefined || carried === '' ? '' : `${deps.cookieName}=${carried}`;
+  }
+
+  async get(core: string): Promise<CoreSession> {
+    return { core, cookie: this.#cookie, anonymous: true };
+  }
+
+  async renew(stale: CoreSession): Promise<CoreSession> {
+    this.#cookie = '';
+    return freshVisitor(stale.core);
+  }
+
+  async drop(): Promise<void> {
+    this.#cookie = '';
+  }
+
+  async adopt(_previous: CoreSession, cookie: string): Promise<void> {
+    this.#cookie = this.#adopted = cookie;
+  }
+
+  /** The sealed value of the core cookie set during this request, if the core set one. */
+  newState(): string | undefined {
+    if (this.#adopted === undefined) return undefined;
+    const value = cookieValue(this.#adopted, this.deps.cookieName);
+    return value === undefined ? undefined : this.deps.visitorStates.seal(this.principal, value);
+  }
+}
+
 interface Verdict {
   /** The core session is dead: log in again and retry once. */
   renew: boolean;
@@ -194,7 +264,7 @@ interface Verdict {
   body?: Buffer;
 }
 
-async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, principal: VerifiedPrincipal, method: string): Promise<Verdict> {
+async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, held: HeldSession, method: string): Promise<Verdict> {
   const cookie = applySetCookie(session.cookie, answer.headers['set-cookie']);
   const issued = cookieValue(cookie, deps.cookieName);
   const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
@@ -202,7 +272,7 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
   // only while its session cookie stays the same.
   if (cookie !== session.cookie && (session.anonymous || !reissued)) {
     try {
-      await deps.sessions.adopt(session, cookie, principal);
+      await held.adopt(session, cookie);
     } catch (error) {
       // The answer is not passed on (503): free its connection before giving up.
       await answer.body.dump().catch(() => undefined);
@@ -225,7 +295,7 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
   // A stored (USER) session never changes its value: a new cookie means the core replaced a dead one.
   if (reissued && !session.anonymous) {
     if (SAFE_METHODS.has(method)) return { renew: true, body };
-    await deps.sessions.drop(session, principal);
+    await held.drop(session);
   }
   return { renew: false, body };
 }

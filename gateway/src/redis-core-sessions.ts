@@ -1,10 +1,9 @@
 /**
  * Core sessions in Redis (`gateway.redis`; core-sessions.ts has the rules), shared by every gateway
  * and worker on the same Redis and prefix: one session per portal session of a user (portal, user,
- * handle) or per visitor handle, which any
- * core accepts because the cores share their sessions (and the key of stateless cookies) in Redis. So
- * a visitor's forgotten-password flow survives requests alternating between gateways, and a user
- * logged in through one gateway is served by another without a new core login.
+ * handle), which any core accepts because the cores share their sessions in Redis. So a user logged
+ * in through one gateway is served by another without a new core login. (A visitor's state is not
+ * kept here: it travels with the visitor, visitor-state.ts, and opens at every gateway of the portal.)
  *
  * Key `<prefix>c:<HMAC of the principal>`: no portal, user name or visitor handle in Redis's key
  * space. Value `<fingerprint>.<sealed>`: the fingerprint is an HMAC of the Cookie header value (what

@@ -2,7 +2,8 @@
  * Forwarding is an allow-list both ways (SPEC section 9). Against a real core: what the portal sends
  * beyond the list never arrives. Against a capture server standing in for a core (so that it can
  * answer headers a real core would never send): what the core answers beyond the list never reaches
- * the portal, Location is rewritten to the gateway's path, and the core's cookies stay at the gateway.
+ * the portal, Location is rewritten to the gateway's path, and the core's cookies never reach the
+ * portal as cookies (a visitor's core session cookie comes back sealed in X-Svc-Visitor-State).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -24,7 +25,7 @@ function vouchedAddress(req: { method: string; url: string; headers: http.Incomi
 const FORWARDED = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent', 'cookie', 'x-svc-forwarded-for'];
 /** What the HTTP client itself sends on every request. */
 const TRANSPORT = ['host', 'connection', 'content-length'];
-const RETURNED = ['content-type', 'content-length', 'etag', 'location', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
+const RETURNED = ['content-type', 'content-length', 'etag', 'location', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control', 'x-svc-visitor-state'];
 /** What the gateway's own HTTP server adds to any answer. */
 const SERVER = ['date', 'connection', 'keep-alive', 'transfer-encoding'];
 
@@ -64,13 +65,16 @@ describe('against a real core', () => {
     ['a portal user', employee('alice')],
     ['a visitor', null],
   ])('%s: only the listed headers reach the core, the address is the assertion\'s, the cookie the gateway\'s', async (_who, user) => {
-    await send(gateway, '/gw/api/session', { user, visitor: 'forwarding-1', address: '203.0.113.9' }); // the session exists
+    // The session exists (a visitor's comes back sealed, and the portal sends it back).
+    const first = await send(gateway, '/gw/api/session', { user, visitor: 'forwarding-1', address: '203.0.113.9' });
+    const visitorState = user === null ? String(first.headers['x-svc-visitor-state']) : undefined;
     const from = seen.length;
     const answer = await send(gateway, '/gw/api/session?clientid=svc-api&USER=svcadmin&Password=x&token=t&clientcred=c&keep=1', {
       user,
       visitor: 'forwarding-1',
       address: '203.0.113.9',
       headers: PORTAL_HEADERS,
+      visitorState,
     });
     expect(answer.status).toBe(200);
     expect(answer.json()).toMatchObject({ session: { type: user === null ? 'ANON' : 'USER' } });
@@ -116,6 +120,8 @@ describe('against a capture server', () => {
   });
 
   beforeEach(() => captured.splice(0));
+  /** What the first answer sealed for visitor capture-1. */
+  let visitorState: string | undefined;
 
   afterAll(async () => {
     await gateway.close();
@@ -151,7 +157,8 @@ describe('against a capture server', () => {
     const got = await send(gateway, '/gw/api/contexts/customers/subjects', { user: null, visitor: 'capture-1', method: 'POST', body, headers: { ...PORTAL_HEADERS, 'content-type': 'application/json' } });
     expect(got.status).toBe(201);
     expect(got.text).toBe(document);
-    expect(names(got.headers).filter((name) => !SERVER.includes(name))).toEqual(['cache-control', 'content-length', 'content-type', 'etag', 'location', 'x-request-id']);
+    expect(names(got.headers).filter((name) => !SERVER.includes(name))).toEqual(['cache-control', 'content-length', 'content-type', 'etag', 'location', 'x-request-id', 'x-svc-visitor-state']);
+    visitorState = String(got.headers['x-svc-visitor-state']);
     expect(got.headers.location).toBe('/gw/api/contexts/customers/subjects/zoe?x=1');
 
     const [first] = captured.splice(0);
@@ -160,11 +167,12 @@ describe('against a capture server', () => {
     expect(first.url).toBe('/svc/resources/contexts/customers/subjects');
   });
 
-  it("the visitor's next request carries the cookies the core set, and only those", async () => {
+  it("the visitor's next request carries the core session cookie its visitor state seals, and only that", async () => {
     answer = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    await send(gateway, '/gw/api/session', { user: null, visitor: 'capture-1', address: '192.0.2.1', headers: PORTAL_HEADERS });
+    await send(gateway, '/gw/api/session', { user: null, visitor: 'capture-1', address: '192.0.2.1', headers: PORTAL_HEADERS, visitorState });
     const [next] = captured.splice(0);
-    expect(next.headers.cookie).toBe('SVCSESSIONID=core-session; SVCFLOW=flow-state');
+    expect(next.headers.cookie).toBe('SVCSESSIONID=core-session');
+    expect(next.headers['x-svc-visitor-state']).toBeUndefined();
     expect(vouchedAddress({ method: next.method ?? '', url: next.url ?? '', headers: next.headers })).toBe('192.0.2.1');
     // Another visitor starts without any.
     await send(gateway, '/gw/api/session', { user: null, visitor: 'capture-2', headers: PORTAL_HEADERS });

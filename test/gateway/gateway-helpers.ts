@@ -50,6 +50,8 @@ export interface SendOptions {
   body?: string;
   /** false: no assertion; a string: this header value as is. */
   assertion?: false | string;
+  /** A visitor's `X-Svc-Visitor-State`, as the portal sends back the newest one the gateway gave. */
+  visitorState?: string;
   now?: number;
 }
 
@@ -69,6 +71,7 @@ export function send(gateway: RunningGateway, pathAndQuery: string, options: Sen
       now: options.now,
     });
   } else if (options.assertion !== false) headers['x-svc-principal'] = options.assertion;
+  if (options.visitorState !== undefined) headers['x-svc-visitor-state'] = options.visitorState;
   if (options.body !== undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
   const url = new URL(gateway.url);
   return new Promise((resolve, reject) => {
@@ -84,6 +87,25 @@ export function send(gateway: RunningGateway, pathAndQuery: string, options: Sen
     req.on('error', reject);
     req.end(options.body);
   });
+}
+
+/**
+ * A visitor as the portal keeps one: its handle and the newest `X-Svc-Visitor-State` the gateway
+ * gave it, sent back on each request (SPEC section 9).
+ */
+export class CarriedVisitor {
+  state: string | undefined;
+  constructor(
+    readonly handle: string,
+    readonly address: string | null = null,
+  ) {}
+
+  async send(gateway: RunningGateway, pathAndQuery: string, options: Omit<SendOptions, 'user' | 'visitor' | 'visitorState'> = {}): Promise<Answer> {
+    const answer = await send(gateway, pathAndQuery, { address: this.address, ...options, user: null, visitor: this.handle, visitorState: this.state });
+    const state = answer.headers['x-svc-visitor-state'];
+    if (typeof state === 'string') this.state = state;
+    return answer;
+  }
 }
 
 /** Requests the core has answered so far (its request histogram's count). */

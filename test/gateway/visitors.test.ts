@@ -1,13 +1,15 @@
 /**
- * Visitors (SPEC section 9): the gateway logs nobody in for them. A visitor's first request goes to
- * the core without a cookie, and the stateless ANON session the core's default client issues is kept
- * for that visitor handle. So visitors spend no clientcred nonce (before, each one was a sealed
- * anonymous login whose nonce the core keeps 900 s: about 111 new visitors a second filled the store
- * and every sealed login then got 503), and each keeps its own session and its own flows.
+ * Visitors (SPEC section 9): the gateway logs nobody in for them and keeps nothing for them. A
+ * visitor's first request goes to the core without a cookie, and the stateless ANON session the
+ * core's default client issues goes back sealed in `X-Svc-Visitor-State`, which the portal sends
+ * back with the visitor's later requests. So visitors spend no clientcred nonce (before, each one
+ * was a sealed anonymous login whose nonce the core keeps 900 s: about 111 new visitors a second
+ * filled the store and every sealed login then got 503), each keeps its own session and its own
+ * flows, and no flood of other visitors can push a visitor's flow out of a table (issue 24).
  */
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import { portalLogin, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
+import { CarriedVisitor, portalLogin, send, startCoreAndGateway, stopCoreAndGateway, type SeenRequest } from './gateway-helpers';
 
 const VISITORS = 1000;
 const CONCURRENCY = 16;
@@ -44,17 +46,19 @@ describe(`${VISITORS} distinct visitors`, () => {
     const from = seen.length;
     const first: string[] = [];
     const second: string[] = [];
+    const visitors = Array.from({ length: VISITORS }, (_v, i) => new CarriedVisitor(`visitor-${i}`, `10.7.${i >> 8}.${i & 255}`));
     try {
       await forEach(VISITORS, async (i) => {
-        const answer = await send(gateway, '/gw/api/session', { user: null, visitor: `visitor-${i}`, address: `10.7.${i >> 8}.${i & 255}` });
+        const answer = await visitors[i].send(gateway, '/gw/api/session');
         expect(answer.status).toBe(200);
         expect(answer.headers['set-cookie']).toBeUndefined();
+        expect(answer.headers['x-svc-visitor-state']).toMatch(/^[A-Za-z0-9_-]{100,}$/);
         const { session } = answer.json<SessionAnswer>();
         expect(session).toMatchObject({ type: 'ANON', clientId: '', principal: null, level: 0 });
         first[i] = session.uniqueId;
       });
       await forEach(VISITORS, async (i) => {
-        second[i] = (await send(gateway, '/gw/api/session', { user: null, visitor: `visitor-${i}` })).json<SessionAnswer>().session.uniqueId;
+        second[i] = (await visitors[i].send(gateway, '/gw/api/session')).json<SessionAnswer>().session.uniqueId;
       });
       expect(clientcredNonces()).toEqual([]);
       // The spy does see them: one portal user's first request is one sealed login, one nonce.
@@ -73,24 +77,46 @@ describe(`${VISITORS} distinct visitors`, () => {
 
 describe("one visitor's forgotten-password flow is not another's", () => {
   const forgot = '/gw/api/contexts/employees/subjects/bob/password/forgot';
-  const put = (visitor: string, body: unknown) =>
-    send(gateway, forgot, { user: null, visitor, method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const put = (visitor: CarriedVisitor, body: unknown) => visitor.send(gateway, forgot, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 
   it('answers given by visitor A do not let visitor B set the password; A finishes the flow', async () => {
-    const questions = await send(gateway, forgot, { user: null, visitor: 'visitor-A' });
+    const a = new CarriedVisitor('visitor-A');
+    const b = new CarriedVisitor('visitor-B');
+    const questions = await a.send(gateway, forgot);
     expect(questions.status).toBe(200);
     expect(questions.json()).toEqual({ questions: ['What was the name of your first pet?', 'In which city were you born?'] });
 
     // B never asked: its answers are refused, and so is a new password.
-    expect((await put('visitor-B', { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(400);
-    expect((await put('visitor-A', { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(200);
-    expect((await put('visitor-B', { password: 'Stolen-password-1' })).status).toBe(400);
+    expect((await put(b, { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(400);
+    expect((await put(a, { answers: TEST_CREDENTIALS.answers.bob })).status).toBe(200);
+    expect((await put(b, { password: 'Stolen-password-1' })).status).toBe(400);
     // B asking bob's questions itself does not inherit A's answers.
-    expect((await send(gateway, forgot, { user: null, visitor: 'visitor-B' })).status).toBe(200);
-    expect((await put('visitor-B', { password: 'Stolen-password-1' })).status).toBe(400);
+    expect((await b.send(gateway, forgot)).status).toBe(200);
+    expect((await put(b, { password: 'Stolen-password-1' })).status).toBe(400);
+    // B presenting A's state under its own handle: not bound to B, ignored (B starts fresh).
+    const stolen = new CarriedVisitor('visitor-B');
+    stolen.state = a.state;
+    expect((await put(stolen, { password: 'Stolen-password-1' })).status).toBe(400);
 
-    expect((await put('visitor-A', { password: 'Recovered-password-7' })).status).toBe(204);
+    expect((await put(a, { password: 'Recovered-password-7' })).status).toBe(204);
     expect((await portalLogin(gateway, 'bob', 'Recovered-password-7')).status).toBe(200);
     expect((await portalLogin(gateway, 'bob', 'Stolen-password-1')).status).toBe(401);
+  });
+});
+
+describe('the visitor state (SPEC section 9)', () => {
+  it('binds the visitor handle: another handle, or a tampered value starts fresh', async () => {
+    const a = new CarriedVisitor('visitor-state-A');
+    const first = (await a.send(gateway, '/gw/api/session')).json<SessionAnswer>().session.uniqueId;
+    expect((await a.send(gateway, '/gw/api/session')).json<SessionAnswer>().session.uniqueId).toBe(first);
+    const fresh = (state: string | undefined, handle = 'visitor-state-A') => send(gateway, '/gw/api/session', { user: null, visitor: handle, visitorState: state }).then((r) => r.json<SessionAnswer>().session.uniqueId);
+    expect(await fresh(a.state, 'visitor-state-B')).not.toBe(first);
+    const tampered = a.state!.slice(0, 40) + (a.state![40] === 'A' ? 'B' : 'A') + a.state!.slice(41);
+    expect(await fresh(tampered)).not.toBe(first);
+    expect(await fresh('not-a-sealing')).not.toBe(first);
+    expect(await fresh('x'.repeat(10_000))).not.toBe(first);
+    // A user's request carries no visitor state and gets none.
+    const user = await send(gateway, '/gw/api/session', { user: { contextId: 'employees', uniqueId: 'bob' }, visitorState: a.state });
+    expect(user.headers['x-svc-visitor-state']).toBeUndefined();
   });
 });
