@@ -4,8 +4,17 @@
  *
  * Bounded means: when full of unexpired nonces it refuses new ones (ServiceUnavailable, 503) instead
  * of forgetting old ones. Forgetting an unexpired nonce would reopen the replay window for the request
- * it protects, so a flood may deny logins for a while but can never make a replay succeed.
+ * it protects, so a flood may deny logins for a while but can never make a replay succeed. Its owner
+ * sizes it for the peak rate over a nonce's retention (the gateway: `nonceCacheSize`), so that a
+ * flood at that rate is never refused.
+ *
+ * Compact, so that such a size is affordable: a key is held as 48 bits of HMAC-SHA256 under a key of
+ * this store (random per process, so nobody can choose two keys that meet) and its expiry in whole
+ * seconds (rounded up), about 45 bytes an entry instead of about 120 for the key's text. Two keys
+ * meeting in 48 bits (a chance of n / 2^48 for a new key among n held: 7 in a billion at 2 million)
+ * makes the second read as a replay: refused, never accepted.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { ServiceUnavailable } from './errors';
 import type { NonceStore } from './nonce-store';
 
@@ -28,8 +37,9 @@ export class MemoryNonceStore implements NonceStore {
   readonly #maxEntries: number;
   readonly #clock: () => number;
   readonly #sweepIntervalMs: number;
-  /** key → expiry (ms). */
-  readonly #expiries = new Map<string, number>();
+  /** 48 bits of the key's HMAC → expiry (unix seconds, rounded up). */
+  readonly #expiries = new Map<number, number>();
+  readonly #slotKey = randomBytes(32);
   /** Lower bound of every held expiry: before it, a sweep cannot free anything. */
   #earliestExpiry = Number.POSITIVE_INFINITY;
   #lastSweep: number;
@@ -55,9 +65,10 @@ export class MemoryNonceStore implements NonceStore {
     const now = this.#clock();
     if (now - this.#lastSweep >= this.#sweepIntervalMs) this.#sweep(now);
 
-    const expiry = this.#expiries.get(key);
-    if (expiry !== undefined && expiry > now) return false;
-    if (expiry !== undefined) this.#expiries.delete(key);
+    const slot = createHmac('sha256', this.#slotKey).update(key, 'utf8').digest().readUIntBE(0, 6);
+    const expiry = this.#expiries.get(slot);
+    if (expiry !== undefined && expiry * 1000 > now) return false;
+    if (expiry !== undefined) this.#expiries.delete(slot);
 
     if (this.#expiries.size >= this.#maxEntries && now >= this.#earliestExpiry) this.#sweep(now);
     if (this.#expiries.size >= this.#maxEntries) {
@@ -67,18 +78,18 @@ export class MemoryNonceStore implements NonceStore {
       });
     }
 
-    const newExpiry = now + ttlSeconds * 1000;
-    this.#expiries.set(key, newExpiry);
-    this.#earliestExpiry = Math.min(this.#earliestExpiry, newExpiry);
+    const newExpiry = Math.ceil((now + ttlSeconds * 1000) / 1000);
+    this.#expiries.set(slot, newExpiry);
+    this.#earliestExpiry = Math.min(this.#earliestExpiry, newExpiry * 1000);
     return true;
   }
 
   /** Drops every expired entry and recomputes the earliest remaining expiry. */
   #sweep(now: number): void {
     let earliest = Number.POSITIVE_INFINITY;
-    for (const [key, expiry] of this.#expiries) {
-      if (expiry <= now) this.#expiries.delete(key);
-      else if (expiry < earliest) earliest = expiry;
+    for (const [slot, expiry] of this.#expiries) {
+      if (expiry * 1000 <= now) this.#expiries.delete(slot);
+      else if (expiry * 1000 < earliest) earliest = expiry * 1000;
     }
     this.#earliestExpiry = earliest;
     this.#lastSweep = now;
