@@ -24,6 +24,17 @@ export { SvcClientError, type SvcErrorCode } from '../../client/src/errors';
 /** The request attribute under which a portlet finds its `SvcGateway`. */
 export const GATEWAY_ATTRIBUTE = 'svc.gateway';
 
+/** A visitor's core state, sealed by the gateway (SPEC 9): the portal carries it and never opens it. */
+export const VISITOR_STATE_HEADER = 'X-Svc-Visitor-State';
+
+/**
+ * A visitor's gateway state for one portal request: sent with each gateway request, and replaced by
+ * the newer one an answer brings (the portal keeps the newest in the visitor's cookie).
+ */
+export interface CarriedGatewayState {
+  value: string | undefined;
+}
+
 /** Who a request is for (SPEC 9's `user`, `visitor` and `address`). */
 export interface GatewayPrincipal {
   /** The portal user's svc subject; null for a visitor. */
@@ -32,6 +43,8 @@ export interface GatewayPrincipal {
   visitor: string;
   /** The browser's address as the portal saw it (through `trustProxy`), or null. */
   address: string | null;
+  /** A visitor's gateway state (absent for a user: the gateway holds a user's core session). */
+  state?: CarriedGatewayState;
 }
 
 export type GatewayMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS';
@@ -201,12 +214,17 @@ export class GatewayClient {
   async #send<T>(principal: GatewayPrincipal, req: GatewayRequest, url: URL): Promise<GatewayResponse<T>> {
     const headers: Record<string, string> = { accept: 'application/json', ...lowerCase(req.headers) };
     headers[ASSERTION_HEADER.toLowerCase()] = this.assertion(principal, req.method, url.pathname + url.search);
+    const carried = principal.user === null ? principal.state : undefined;
+    if (carried?.value !== undefined) headers[VISITOR_STATE_HEADER.toLowerCase()] = carried.value;
     let body: string | undefined;
     if (req.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
     const answer = await request(url, { method: req.method, headers, body, dispatcher: this.#agent });
+    // The newest visitor state the gateway gave, refusals included (the core may set one on any answer).
+    const newer = answer.headers[VISITOR_STATE_HEADER.toLowerCase()];
+    if (carried !== undefined && typeof newer === 'string' && newer !== '') carried.value = newer;
     let text: string;
     try {
       text = await answer.body.text();
@@ -214,7 +232,9 @@ export class GatewayClient {
       throw clientFailure('transport_error', `${req.method} ${url.pathname}: ${(error as Error).message}`, answer.statusCode, error);
     }
     const answerHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && name !== VISITOR_STATE_HEADER.toLowerCase()) answerHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
     let parsed: unknown;
     if (text.trim() !== '') {
       try {
@@ -293,7 +313,7 @@ function lowerCase(headers: Readonly<Record<string, string>> | undefined): Recor
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const lower = name.toLowerCase();
-    if (lower === 'cookie' || lower === 'authorization' || lower === ASSERTION_HEADER.toLowerCase()) continue;
+    if (lower === 'cookie' || lower === 'authorization' || lower === ASSERTION_HEADER.toLowerCase() || lower === VISITOR_STATE_HEADER.toLowerCase()) continue;
     out[lower] = value;
   }
   return out;

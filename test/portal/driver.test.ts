@@ -36,7 +36,8 @@ describe('the portal driver', () => {
     const page = await browser.get('/portal/page/home');
     expect(page.status).toBe(200);
     const setCookie = page.headers.getSetCookie().join('\n');
-    expect(setCookie).toMatch(/^SVCPORTALVISITOR=v1\.[A-Za-z0-9_-]{22}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/portal; HttpOnly; SameSite=Lax; Max-Age=43200$/m);
+    // Sealed: a new visitor's handle and expiry, nothing else yet (SPEC 10.2).
+    expect(setCookie).toMatch(/^SVCPORTALVISITOR=v2\.[A-Za-z0-9_-]{67}; Path=\/portal; HttpOnly; SameSite=Lax; Max-Age=43200$/m);
     expect(page.headers.get('content-security-policy')).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; script-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
     expect(page.headers.get('referrer-policy')).toBe('same-origin');
     expect(page.headers.get('cache-control')).toBe('no-store');

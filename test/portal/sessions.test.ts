@@ -8,7 +8,7 @@ const bob = { contextId: 'employees', uniqueId: 'bob' };
 
 describe('portal sessions', () => {
   let now = 1_000_000_000;
-  const store = (overrides = {}) => new PortalSessionStore({ idleSeconds: 1800, absoluteSeconds: 43_200, maxSessions: 2, maxVisitorStates: 2, now: () => now, ...overrides });
+  const store = (overrides = {}) => new PortalSessionStore({ idleSeconds: 1800, absoluteSeconds: 43_200, maxSessions: 2, now: () => now, ...overrides });
 
   test('idle 30 min and absolute 12 h; the store keeps a digest of the cookie, and an ended session is gone', () => {
     const sessions = store();
@@ -38,27 +38,19 @@ describe('portal sessions', () => {
     expect(sessions.resolve(first.cookie)).toBeDefined();
   });
 
-  test('visitors: no state until asked for; bounded, the least recently seen goes first', () => {
-    const sessions = store();
-    expect(sessions.visitor('v1', false)).toBeUndefined();
-    expect(sessions.visitorStates).toBe(0);
-    const v1 = sessions.visitor('v1', true)!;
-    sessions.visitor('v2', true);
-    expect(sessions.visitor('v1', false)).toBe(v1);
-    sessions.visitor('v3', true);
-    expect(sessions.visitor('v2', false)).toBeUndefined();
-    expect(sessions.visitor('v1', false)).toBe(v1);
-    expect(sessions.visitorStates).toBe(2);
-  });
-
-  test('the visitor cookie: signed, expiring, refused when altered', () => {
+  test('the visitor cookie: sealed, expiring, refused when altered or sealed under another secret', () => {
     const cookies = new VisitorCookies(new PortalKeys(PORTAL_SECRET).visitorCookie, 3600);
-    const { value, handle } = cookies.issue(now);
-    expect(cookies.read(value, now)).toBe(handle);
+    const state = { ...cookies.issue(now), gateway: 'c2VhbGVkLWJ5LXRoZS1nYXRld2F5', session: { id: 's1', created: now, attributes: [['javax.portlet.p.w?x', { a: 1 }]] as [string, unknown][], containerData: [['preferences', new Map([['home/w', { v: ['1'] }]])]] as [string, unknown][] } };
+    const value = cookies.seal(cookies.plaintext(state));
+    expect(value).toMatch(/^v2\.[A-Za-z0-9_-]+$/);
+    expect(value.length).toBe(cookies.sealedLength(cookies.plaintext(state).length));
+    // Nothing of it reads in the clear.
+    expect(Buffer.from(value.slice(3), 'base64url').toString('latin1')).not.toContain('javax.portlet');
+    expect(cookies.read(value, now)).toEqual(state);
     expect(cookies.read(value, now + 3601 * 1000)).toBeUndefined();
-    const [v, h, expires, mac] = value.split('.');
-    expect(cookies.read([v, h, String(Number(expires) + 1000), mac].join('.'), now)).toBeUndefined();
-    expect(cookies.read([v, `${h.startsWith('A') ? 'B' : 'A'}${h.slice(1)}`, expires, mac].join('.'), now)).toBeUndefined();
+    const body = value.slice(3);
+    expect(cookies.read(`v2.${body.slice(0, 30)}${body[30] === 'A' ? 'B' : 'A'}${body.slice(31)}`, now)).toBeUndefined();
+    expect(cookies.read(`v1.${body}`, now)).toBeUndefined();
     expect(new VisitorCookies(new PortalKeys(`${PORTAL_SECRET}x`).visitorCookie, 3600).read(value, now)).toBeUndefined();
   });
 });

@@ -91,7 +91,7 @@ describe('USER_INFO after a write to the subject', () => {
 describe('the portal session store\'s index of sessions by principal', () => {
   test('dies with the sessions: ended and expired sessions leave nothing behind', () => {
     let now = 1_000_000;
-    const store = new PortalSessionStore({ idleSeconds: 60, absoluteSeconds: 3600, maxSessions: 10, maxVisitorStates: 10, now: () => now });
+    const store = new PortalSessionStore({ idleSeconds: 60, absoluteSeconds: 3600, maxSessions: 10, now: () => now });
     const bob = parsePrincipalName('employees/bob')!;
     const first = store.create(bob, ['user']);
     const second = store.create(bob, ['user']);

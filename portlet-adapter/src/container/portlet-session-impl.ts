@@ -11,8 +11,9 @@ export function portletScopedName(windowId: string, name: string): string {
 }
 
 /**
- * One window's view of the application session. For a visitor the server-side state is made only
- * on the first `setAttribute` (SPEC 10.2: no server state until a portlet stores something).
+ * One window's view of the application session. For a visitor it is made only on the first
+ * `setAttribute`, and it travels in the visitor's cookie (SPEC 10.2): a value that would not fit is
+ * refused with IllegalStateException and nothing changes.
  */
 export class PortletSessionImpl implements PortletSession {
   #invalidated = false;
@@ -43,7 +44,17 @@ export class PortletSessionImpl implements PortletSession {
   setAttribute(name: string, value: unknown, scope: number = PortletSession.PORTLET_SCOPE): void {
     if (value === null || value === undefined) return this.removeAttribute(name, scope);
     const key = this.#key(name, scope);
-    this.#session(true)!.attributes.set(key, value);
+    const session = this.#session(true)!;
+    const had = session.attributes.has(key);
+    const previous = session.attributes.get(key);
+    session.attributes.set(key, value);
+    try {
+      session.assertWithinBudget?.();
+    } catch (error) {
+      if (had) session.attributes.set(key, previous);
+      else session.attributes.delete(key);
+      throw error;
+    }
   }
 
   removeAttribute(name: string, scope: number = PortletSession.PORTLET_SCOPE): void {

@@ -34,7 +34,18 @@ export interface ApplicationSession {
   readonly containerData: Map<string, unknown>;
   /** Clears the attributes and starts a new application session; the portal session stays. */
   invalidate(): void;
+  /**
+   * A session the portal carries in a cookie (a visitor's, SPEC 10.2) has a budget: this throws
+   * IllegalStateException when what it holds no longer fits. Absent: no budget.
+   */
+  assertWithinBudget?(): void;
 }
+
+/**
+ * The PORTLET_SCOPE attribute holding the refill of a refused form (what the user typed, to show it
+ * again): when a session carried in a cookie must shrink, it is the first to go (SPEC 10.2).
+ */
+export const REFILL_ATTRIBUTE = 'svc.refill';
 
 /** The session of the current request: there may be none yet (a visitor who stored nothing). */
 export interface SessionAccess {

@@ -24,7 +24,7 @@ export function portalErrorHandler(deps: PortalDeps) {
     // there would set a new visitor cookie over the real one and void the forms open in its pages.
     const root = deps.config.root;
     const underRoot = req.path === root || req.path.startsWith(`${root}/`);
-    const identity = (res.locals.identity as Identity | undefined) ?? (underRoot ? deps.identities.of(req, res) : { kind: 'visitor' as const, handle: '' });
+    const identity = (res.locals.identity as Identity | undefined) ?? (underRoot ? deps.identities.of(req, res) : deps.identities.cookielessVisitor());
     const text = status >= 500 ? `Something went wrong on our side. Reference: ${String(res.locals.requestId)}.` : (body.detail ?? body.title);
     sendLayout(deps, res, status, identity, body.title, messageBody(text, { href: `${deps.config.root}/`, label: 'Go to the portal home' }));
   };

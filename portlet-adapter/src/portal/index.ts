@@ -57,7 +57,6 @@ export async function startPortal(config: PortalConfig, options: PortalOptions =
     absoluteSeconds: config.sessionAbsoluteSeconds,
     maxSessions: config.maxSessions,
     maxSessionsPerPrincipal: config.maxSessionsPerPrincipal,
-    maxVisitorStates: config.maxVisitorStates,
     now: options.now,
   });
   const gateway = new GatewayClient({
@@ -88,8 +87,9 @@ export async function startPortal(config: PortalConfig, options: PortalOptions =
   const keys = new PortalKeys(config.secret);
   const secure = publicOrigin.startsWith('https:');
   const csrf = new Csrf(keys.csrf, () => publicOrigin);
-  const identities = new Identities({ root: config.root, secure, sessions, visitors: new VisitorCookies(keys.visitorCookie, config.sessionAbsoluteSeconds), csrf, now: options.now });
-  const metrics = new PortalMetrics({ sessions: () => sessions.size, visitorStates: () => sessions.visitorStates }, options.defaultMetrics ?? true);
+  const visitors = new VisitorCookies(keys.visitorCookie, config.sessionAbsoluteSeconds);
+  const identities = new Identities({ root: config.root, secure, sessions, visitors, csrf, idleSeconds: config.sessionIdleSeconds, now: options.now });
+  const metrics = new PortalMetrics({ sessions: () => sessions.size }, options.defaultMetrics ?? true);
   const deps: PortalDeps = {
     config,
     publicOrigin: () => publicOrigin,

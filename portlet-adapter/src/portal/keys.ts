@@ -6,12 +6,13 @@ import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
  * a key for one use says nothing about another or about the secret.
  */
 export class PortalKeys {
+  /** AES-256-GCM key of the sealed visitor cookie (SPEC 10.2). */
   readonly visitorCookie: Buffer;
   readonly csrf: Buffer;
 
   constructor(secret: string) {
     const derive = (label: string) => Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), 'svc/portal/v1', label, 32));
-    this.visitorCookie = derive('visitor-cookie');
+    this.visitorCookie = derive('visitor-cookie v2');
     this.csrf = derive('csrf');
   }
 }

@@ -48,12 +48,9 @@ export class PortalMetrics {
     registers: [this.registry],
   });
 
-  constructor(sizes: { sessions: () => number; visitorStates: () => number }, defaults = true) {
+  constructor(sizes: { sessions: () => number }, defaults = true) {
     new Gauge({ name: 'svc_portal_sessions', help: 'Live portal sessions of logged-in users', registers: [this.registry], collect() {
       this.set(sizes.sessions());
-    } });
-    new Gauge({ name: 'svc_portal_visitor_states', help: 'Visitors with server-side state (a portlet session)', registers: [this.registry], collect() {
-      this.set(sizes.visitorStates());
     } });
     if (defaults) collectProcessMetrics(this.registry, 'svc_portal_');
   }

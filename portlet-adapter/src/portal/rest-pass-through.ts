@@ -3,8 +3,10 @@
  * to `{gw}/api/…` as the current portal session (the user, or the visitor), with a fresh assertion
  * signed over the gateway path and query as sent. The request's headers are an allow-list (the
  * portal's cookies, `Authorization`, `X-Svc-Principal`, `X-Forwarded-*`, `Origin`, `Expect` and
- * every other header never pass) and credential parameters are dropped; `Set-Cookie` never comes
- * back, a `Location` is rewritten to `{portal}/api/…`, answers carry `nosniff`; a method other than
+ * every other header never pass) and credential parameters are dropped; a visitor's
+ * `X-Svc-Visitor-State` is the one its cookie carries (the browser's own is dropped with the rest)
+ * and never comes back (SPEC 9: browsers never send or see it); `Set-Cookie` never comes back, a
+ * `Location` is rewritten to `{portal}/api/…`, answers carry `nosniff`; a method other than
  * GET/HEAD needs `X-Requested-With` and a same-origin `Origin` (a cross-site form cannot send the
  * one, a cross-site script cannot fake the other).
  */
@@ -14,7 +16,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
 import { problemDetails } from '../../../common/src/problem';
 import { isCredentialParameter } from '../../../common/src/wire/credential-parameters';
-import { ASSERTION_HEADER, type GatewayPrincipal } from '../gateway-client';
+import { ASSERTION_HEADER, VISITOR_STATE_HEADER, type GatewayPrincipal } from '../gateway-client';
 import type { PortalDeps } from './deps';
 import { addressOf } from './identity';
 import { dropUserInfoOnWrite } from './user-info';
@@ -25,11 +27,12 @@ import { dropUserInfoOnWrite } from './user-info';
  */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'content-length', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent'];
 
-/** What the gateway receives: the allow-listed headers of the browser's request, then the portal's own. */
-function outgoingHeaders(incoming: IncomingHttpHeaders, assertion: string): IncomingHttpHeaders {
+/** What the gateway receives: the allow-listed headers of the browser's request, then the portal's own (a visitor's state from its cookie). */
+function outgoingHeaders(incoming: IncomingHttpHeaders, assertion: string, visitorState: string | undefined): IncomingHttpHeaders {
   const headers: IncomingHttpHeaders = {};
   for (const name of FORWARDED_REQUEST_HEADERS) if (incoming[name] !== undefined) headers[name] = incoming[name];
   headers[ASSERTION_HEADER.toLowerCase()] = assertion;
+  if (visitorState !== undefined) headers[VISITOR_STATE_HEADER.toLowerCase()] = visitorState;
   return headers;
 }
 
@@ -55,6 +58,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     on: {
       proxyRes: (proxyRes: IncomingMessage, req: Request) => {
         delete proxyRes.headers['set-cookie'];
+        delete proxyRes.headers[VISITOR_STATE_HEADER.toLowerCase()];
         proxyRes.headers['x-content-type-options'] = 'nosniff';
         const sent = forwarding.get(req);
         const location = sent && portalLocation(deps.config.root, sent.gateway.base, proxyRes.headers.location);
@@ -102,7 +106,7 @@ export function restPassThrough(deps: PortalDeps): RequestHandler {
     // http-proxy copies the request's headers into the outgoing request before any hook runs, and
     // with `Expect: 100-continue` node sends them at once, before a proxyReq hook could remove one:
     // so the request's headers become the allow-list here, and nothing else can reach the gateway.
-    req.headers = outgoingHeaders(req.headers, assertion);
+    req.headers = outgoingHeaders(req.headers, assertion, principal.state?.value);
     void proxy(req, res, next);
   };
 }

@@ -4,8 +4,9 @@
  * application's session; idle and absolute timeouts; bounded, and a full store refuses a login
  * (503) rather than evict anyone else's; one principal holds at most `maxSessionsPerPrincipal`
  * (a login beyond it ends that principal's oldest), so one account cannot fill the store. A session
- * svc revoked (its subject's password changed, or it was disabled or deleted) is ended by handle. A visitor has no server state until a portlet stores something;
- * then a bounded map keyed by the visitor handle holds it (the least recently seen goes first).
+ * svc revoked (its subject's password changed, or it was disabled or deleted) is ended by handle. A visitor has no server state at all: its state
+ * travels in its own sealed cookie (visitor-cookie.ts), so no flood of visitors grows this store or
+ * pushes anyone out.
  * An index principal → live sessions (entries leave with their sessions) lets a write to a subject
  * drop the cached USER_INFO of every session of that subject (SPEC 10.1).
  */
@@ -39,18 +40,12 @@ export interface PreparedSession {
   handle: string;
 }
 
-interface VisitorState {
-  application: MemoryApplicationSession;
-  lastSeen: number;
-}
-
 export interface SessionStoreOptions {
   idleSeconds: number;
   absoluteSeconds: number;
   maxSessions: number;
   /** Default: no limit per principal. */
   maxSessionsPerPrincipal?: number;
-  maxVisitorStates: number;
   now?: () => number;
 }
 
@@ -60,8 +55,6 @@ export class PortalSessionStore {
   readonly #byPrincipal = new Map<string, Set<PortalSession>>();
   /** Each live session's key in `#sessions` (the SHA-256 of its cookie), to end it by handle. */
   readonly #keys = new WeakMap<PortalSession, string>();
-  /** In least-recently-seen order (a seen entry is moved to the end). */
-  readonly #visitors = new Map<string, VisitorState>();
   readonly #now: () => number;
 
   constructor(private readonly options: SessionStoreOptions) {
@@ -75,10 +68,6 @@ export class PortalSessionStore {
   /** How many principals the index holds (each with at least one live session). */
   get indexedPrincipals(): number {
     return this.#byPrincipal.size;
-  }
-
-  get visitorStates(): number {
-    return this.#visitors.size;
   }
 
   /**
@@ -178,38 +167,10 @@ export class PortalSessionStore {
     }
   }
 
-  /** A visitor's application session: undefined when there is none and `create` is false. */
-  visitor(handle: string, create: boolean): MemoryApplicationSession | undefined {
-    const now = this.#now();
-    const found = this.#visitors.get(handle);
-    if (found !== undefined) {
-      this.#visitors.delete(handle);
-      if (now - found.lastSeen <= this.options.idleSeconds * 1000) {
-        if (found.lastSeen !== now) found.application.touch();
-        found.lastSeen = now;
-        this.#visitors.set(handle, found);
-        return found.application;
-      }
-    }
-    if (!create || this.options.maxVisitorStates === 0) return undefined;
-    while (this.#visitors.size >= this.options.maxVisitorStates) this.#visitors.delete(this.#visitors.keys().next().value!);
-    const state = { application: new MemoryApplicationSession(this.options.idleSeconds, this.#now), lastSeen: now };
-    this.#visitors.set(handle, state);
-    return state.application;
-  }
-
-  dropVisitor(handle: string): void {
-    this.#visitors.delete(handle);
-  }
-
-  /** Ends every expired session and visitor state. */
+  /** Ends every expired session. */
   sweep(): void {
     const now = this.#now();
     for (const [key, session] of this.#sessions) if (this.#expired(session, now)) this.#delete(key, session);
-    for (const [handle, state] of this.#visitors) {
-      if (now - state.lastSeen <= this.options.idleSeconds * 1000) break;
-      this.#visitors.delete(handle);
-    }
   }
 
   #delete(key: string, session: PortalSession): void {

@@ -13,8 +13,8 @@ const VISITOR_PREFERENCES = 'preferences';
 
 /**
  * The default PreferencesService: a portal user's preferences in SQLite, kept across restarts; a
- * visitor's in the visitor's portal session only (made by the visitor's first `store()`), ended
- * with it.
+ * visitor's in the visitor's portal session only (made by the visitor's first `store()`, carried in
+ * the visitor's cookie within its budget), ended with it.
  */
 export class PortalPreferencesService implements PreferencesService {
   constructor(private readonly users: SqlitePreferencesStore) {}
@@ -28,10 +28,21 @@ export class PortalPreferencesService implements PreferencesService {
 
   async store(owner: PreferencesOwner, key: PreferencesKey, values: Record<string, Values>): Promise<void> {
     if (owner.kind === 'user') return this.users.store(owner.name, key, values);
-    const data = owner.session.create().containerData;
+    const session = owner.session.create();
+    const data = session.containerData;
     let entries = data.get(VISITOR_PREFERENCES) as Map<string, VisitorEntry> | undefined;
     if (entries === undefined) data.set(VISITOR_PREFERENCES, (entries = new Map()));
-    if (Object.keys(values).length === 0) entries.delete(`${key.pageId}/${key.windowId}`);
-    else entries.set(`${key.pageId}/${key.windowId}`, { portletName: key.portletName, values: structuredClone(values) });
+    const entryKey = `${key.pageId}/${key.windowId}`;
+    const previous = entries.get(entryKey);
+    if (Object.keys(values).length === 0) entries.delete(entryKey);
+    else entries.set(entryKey, { portletName: key.portletName, values: structuredClone(values) });
+    try {
+      // A visitor's session travels in its cookie: preferences that would not fit are not stored.
+      session.assertWithinBudget?.();
+    } catch (error) {
+      if (previous === undefined) entries.delete(entryKey);
+      else entries.set(entryKey, previous);
+      throw error;
+    }
   }
 }

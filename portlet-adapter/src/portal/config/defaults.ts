@@ -13,7 +13,6 @@ export const PORTAL_DEFAULTS = {
   maxSessions: 10_000,
   /** SPEC 10.2: one account cannot fill the store; a login past it ends that principal's oldest session. */
   maxSessionsPerPrincipal: 10,
-  maxVisitorStates: 10_000,
   renderTimeoutMs: 5000,
   gatewayTimeoutMs: 10_000,
   bodyLimit: 1024 * 1024,

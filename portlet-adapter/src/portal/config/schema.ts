@@ -33,7 +33,6 @@ export const portalConfigSchema = {
         sessionAbsoluteSeconds: { type: 'integer', minimum: 60 },
         maxSessions: { type: 'integer', minimum: 1 },
         maxSessionsPerPrincipal: { type: 'integer', minimum: 1 },
-        maxVisitorStates: { type: 'integer', minimum: 0 },
         renderTimeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
         gatewayTimeoutMs: { type: 'integer', minimum: 1 },
         bodyLimit: { type: 'integer', minimum: 1024 },

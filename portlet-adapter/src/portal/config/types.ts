@@ -48,8 +48,6 @@ export interface PortalConfig {
   maxSessions: number;
   /** Most portal sessions of one principal; a login beyond it ends that principal's oldest (SPEC 10.2). */
   maxSessionsPerPrincipal: number;
-  /** Most visitors with server state (a portlet session); the least recently seen goes first. */
-  maxVisitorStates: number;
   /** How long one window's phase may take (SPEC 10.2: 5 s). */
   renderTimeoutMs: number;
   gatewayTimeoutMs: number;

@@ -60,9 +60,9 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
   }
   const principal = principalNameOf(answer.session.principal);
   if (!principal) throw new InvalidRequest('svc answered a login without a principal');
-  // Fixation: the session the browser came with (if any) ends; the new one has a new id.
+  // Fixation: the session the browser came with (if any) ends; the new one has a new id. The
+  // visitor's state (its cookie) ends too.
   if (identity.kind === 'user') deps.sessions.end(identity.cookie);
-  else deps.sessions.dropVisitor(identity.handle);
   const { cookie, session, ended } = deps.sessions.create(principal, answer.roles, prepared);
   // Past maxSessionsPerPrincipal the principal's oldest portal sessions ended: so do their core sessions.
   for (const old of ended) {
@@ -70,7 +70,7 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
     deps.gateway.logout({ user: old.principal, visitor: old.handle, address }).catch((error: unknown) => deps.log.warn({ requestId: res.locals.requestId, err: error }, 'gateway logout failed'));
   }
   deps.identities.setSessionCookie(res, cookie);
-  deps.identities.newVisitor(res);
+  deps.identities.clearVisitor(res, identity);
   deps.metrics.logins.inc({ outcome: 'success' });
   audit(deps.log, { event: 'portal_login', outcome: 'success', user: session.name, session: session.handle, peer: address, requestId: res.locals.requestId });
   res.redirect(303, goto ?? `${deps.config.root}/`);
@@ -91,7 +91,7 @@ export function logoutPage(deps: PortalDeps, _req: Request, res: Response, ident
   sendLayout(deps, res, 200, identity, 'Log out', body);
 }
 
-/** Ends the portal session and the user's core session at the gateway; the browser becomes a new visitor. */
+/** Ends the portal session and the user's core session at the gateway; the visitor cookie is cleared too (the browser's next request is a new visitor's). */
 export async function logout(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
   const body = await readBody(req, res, 64 * 1024);
   if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
@@ -100,7 +100,7 @@ export async function logout(deps: PortalDeps, req: Request, res: Response, iden
   if (identity.kind === 'user') {
     deps.sessions.end(identity.cookie);
     deps.identities.clearSessionCookie(res);
-    deps.identities.newVisitor(res);
+    deps.identities.clearVisitor(res, identity);
     const principal = deps.identities.principalOf(identity, addressOf(req));
     await deps.gateway.logout(principal).catch((error: unknown) => deps.log.warn({ requestId: res.locals.requestId, err: error }, 'gateway logout failed'));
     audit(deps.log, { event: 'portal_logout', outcome: 'success', user: identity.session.name, session: identity.session.handle, requestId: res.locals.requestId });

@@ -9,7 +9,7 @@ import { PortletSession, type ActionRequest, type ActionResponse, type PortletRe
 import { takeFlash, type Flash } from '../shared/flash';
 import { actionForm, button, field, html, message, type Html } from '../shared/markup';
 import { svcOf } from '../shared/svc';
-import { FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
+import { FormRefusal, OP, param, SvcPortlet, VALUE_LENGTH } from '../shared/svc-portlet';
 
 const STATE = 'svc.forgot';
 
@@ -42,6 +42,7 @@ export class ForgottenPasswordPortlet extends SvcPortlet {
     start: {
       run: (request: ActionRequest) => this.start(request),
       words: () => ({ doing: 'reset a password here', fieldOf: { subjectId: 'name' }, labels: { name: 'User name or e-mail address' } }),
+      refill: () => ({ name: VALUE_LENGTH }),
     },
     answer: {
       run: (request: ActionRequest) => this.answer(request),

@@ -9,7 +9,7 @@ import { setFlash, takeFlash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
 import { actionForm, button, field, html, link, message, type Html } from '../shared/markup';
 import { svcOf } from '../shared/svc';
-import { FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
+import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
 const REPEAT = 'passwordRepeat';
 
@@ -28,6 +28,8 @@ export class RegistrationPortlet extends SvcPortlet {
         conflict: 'That user name or e-mail address is already registered. If you have just registered, your account is ready: log in with it.',
         fieldOf: { password: 'password' },
       }),
+      // Only the form's own fields come back after a refusal (never whatever else was posted).
+      refill: async (request: ActionRequest) => attributeRefill((await svcOf(request).context(this.contextId())).registrationAttributes ?? []),
     },
   };
 

@@ -10,7 +10,7 @@ import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
 import { actionForm, button, checkboxes, details, field, html, link, message, type Html } from '../shared/markup';
 import { svcOf, svcUserOf, type Svc } from '../shared/svc';
-import { FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
+import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
 type View = 'profile' | 'edit' | 'password';
 
@@ -43,6 +43,10 @@ export class SelfServicePortlet extends SvcPortlet {
         stale: 'Your profile was changed since this form was shown (was the form sent twice?); nothing was saved. The form shows the current profile.',
       }),
       retry: () => ({ view: 'edit' }),
+      refill: async (request: ActionRequest) => {
+        const { contextId, svc } = this.user(request);
+        return attributeRefill(readableAttributes(await svc.context(contextId)));
+      },
     },
     password: {
       run: (request: ActionRequest, response: ActionResponse) => this.changePassword(request, response),

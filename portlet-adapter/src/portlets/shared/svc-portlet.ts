@@ -20,7 +20,19 @@ export interface PortletAction {
   words: (request: ActionRequest) => FailureWords;
   /** The render parameters after a refusal (the form to show again); none: the window's first view. */
   retry?: (request: ActionRequest) => Record<string, string>;
+  /** The fields the action's form declares, each with its length limit: what a refusal shows again. None: nothing. */
+  refill?: (request: ActionRequest) => RefillFields | Promise<RefillFields>;
 }
+
+/** A form's fields and the most characters each may hold. */
+export type RefillFields = Readonly<Record<string, number>>;
+
+/** A refill is small (SPEC 10.2: it may travel in a visitor's cookie): at most this many bytes of JSON. */
+export const MAX_REFILL_BYTES = 1536;
+/** A subject id's limit (SPEC 3). */
+export const ID_LENGTH = 256;
+/** An attribute value's limit when its context says none (the core's default `maxLength`). */
+export const VALUE_LENGTH = 1024;
 
 /** Thrown by an action to show a refusal found before svc was asked (e.g. two passwords differ). */
 export class FormRefusal extends Error {
@@ -42,14 +54,32 @@ export function param(request: PortletRequest, name: string, trim = true): strin
 /** Fields never shown again after a refusal: passwords and answers are typed again. */
 const SECRET_FIELD = /password|answer/i;
 
-/** What the user typed, to fill the form again after a refusal (never a secret, never `op`). */
-export function typedValues(request: PortletRequest): Record<string, string> {
-  return Object.fromEntries(
-    request
-      .getParameterNames()
-      .filter((name) => name !== OP && !SECRET_FIELD.test(name))
-      .map((name) => [name, (request.getParameterValues(name) ?? []).join('\n')]),
-  );
+/**
+ * What the user typed into the form's own fields, to fill it again after a refusal: never a secret,
+ * never `op`, never a field the form does not declare or a value past its field's limit (nothing
+ * else a request carries is kept), and at most MAX_REFILL_BYTES in all (fields in the form's order
+ * until it is reached).
+ */
+export function typedValues(request: PortletRequest, fields: RefillFields): Record<string, string> {
+  const values: Record<string, string> = {};
+  let bytes = 2;
+  for (const [name, limit] of Object.entries(fields)) {
+    if (name === OP || SECRET_FIELD.test(name)) continue;
+    const given = request.getParameterValues(name);
+    if (!given?.length) continue;
+    const value = given.join('\n');
+    if (value.length > limit) continue;
+    const size = Buffer.byteLength(JSON.stringify(name) + JSON.stringify(value), 'utf8') + 2;
+    if (bytes + size > MAX_REFILL_BYTES) continue;
+    bytes += size;
+    values[name] = value;
+  }
+  return values;
+}
+
+/** The refill fields of a context's attribute form: ids to their limit, other values to theirs. */
+export function attributeRefill(names: readonly string[]): RefillFields {
+  return Object.fromEntries(names.map((name) => [name, name === 'uniqueId' ? ID_LENGTH : VALUE_LENGTH]));
 }
 
 export abstract class SvcPortlet extends GenericPortlet {
@@ -66,11 +96,20 @@ export abstract class SvcPortlet extends GenericPortlet {
     try {
       await action.run(request, response);
     } catch (error) {
-      const values = typedValues(request);
+      const values = await this.#refillOf(action, request);
       if (action.retry) response.setRenderParameters(action.retry(request));
       if (error instanceof FormRefusal) return failureFlash(request, { message: error.message, fields: error.fields }, values);
       if (!(error instanceof SvcClientError)) throw error;
       failureFlash(request, describeFailure(error, action.words(request)), values);
+    }
+  }
+
+  /** What a refusal shows again: only the fields the action declares (none when it declares none, or they cannot be known now). */
+  async #refillOf(action: PortletAction, request: ActionRequest): Promise<Record<string, string>> {
+    try {
+      return action.refill ? typedValues(request, await action.refill(request)) : {};
+    } catch {
+      return {};
     }
   }
 

@@ -13,7 +13,7 @@ import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
 import { actionForm, button, checkboxes, field, html, link, message, type Html } from '../shared/markup';
 import { svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
-import { FormRefusal, OP, param, SvcPortlet, type PortletAction } from '../shared/svc-portlet';
+import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { parametersOf, stateOf, urlTo, type AdminState } from './state';
 import { createForm, deleteConfirmation, editForm, liveResults, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
@@ -48,11 +48,12 @@ export class UserAdminPortlet extends SvcPortlet {
   ];
 
   protected readonly actions: Record<string, PortletAction> = {
-    search: { run: (rq, rs) => this.search(rq, rs), words: () => ({ doing: 'search subjects here' }) },
+    search: { run: (rq, rs) => this.search(rq, rs), words: () => ({ doing: 'search subjects here' }), refill: () => ({ search: VALUE_LENGTH, filter: VALUE_LENGTH }) },
     create: {
       run: (rq, rs) => this.create(rq, rs),
       words: () => ({ doing: 'create subjects here', conflict: 'A subject with this user name or e-mail address already exists. If you have just created it, search for it.' }),
       retry: (rq) => ({ ...this.back(rq), view: 'create' }),
+      refill: async (rq) => attributeRefill(['uniqueId', ...Object.keys((await svcOf(rq).context(this.contextId(rq))).attributes)]),
     },
     save: {
       run: (rq, rs) => this.save(rq, rs),
@@ -62,6 +63,7 @@ export class UserAdminPortlet extends SvcPortlet {
         stale: `${param(rq, 'target')} was changed since this form was shown (was the form sent twice?); nothing was saved. The form shows the current values.`,
       }),
       retry: (rq) => ({ ...this.back(rq), view: 'edit', subject: param(rq, 'target') }),
+      refill: async (rq) => attributeRefill(Object.keys((await svcOf(rq).context(this.contextId(rq))).attributes)),
     },
     delete: {
       run: (rq, rs) => this.remove(rq, rs),
@@ -73,7 +75,7 @@ export class UserAdminPortlet extends SvcPortlet {
       words: (rq) => ({ doing: `lift the lockout of ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more).` }),
       retry: (rq) => this.back(rq),
     },
-    preferences: { run: (rq, rs) => this.savePreferences(rq, rs), words: () => ({ doing: 'change these preferences' }), retry: () => ({}) },
+    preferences: { run: (rq, rs) => this.savePreferences(rq, rs), words: () => ({ doing: 'change these preferences' }), retry: () => ({}), refill: () => ({ pageSize: 8, context: ID_LENGTH }) },
   };
 
   /** The preference, or the administrator's own context. */
