@@ -2,7 +2,7 @@
  * A visitor costs no server memory and no flood can push out a visitor's state (issue 24, SPEC 4,
  * 9 and 10.2), against `svc demo` as `npm start` runs it: a real child process (core, gateway and
  * portal in one), started with --expose-gc so that its heap can be weighed after full collections
- * (test/fixtures/demo-with-gc.js answers over the IPC channel; the product has no such endpoint).
+ * (test/fixtures/demo-with-gc.mjs answers over the IPC channel; the product has no such endpoint).
  *
  * - 300 visitors each post a refused registration (the two passwords differ) with a 300 KB stray
  *   field: the process's heap stays where it was (±40 MiB). Before, the Registration portlet kept
@@ -20,7 +20,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-const FIXTURE = resolve(__dirname, '../fixtures/demo-with-gc.js');
+const FIXTURE = resolve(__dirname, '../fixtures/demo-with-gc.mjs');
 const MiB = 1024 * 1024;
 
 interface Demo {

@@ -55,7 +55,8 @@ export function windowOf(svc: Svc, portletName: string, principal: string | null
   const caller = principal === null ? visitor(`visitor-${++visitors}-${process.pid}`) : user(principal, roles);
   const window: PortletWindow = { id: windowId, portletName };
   const [contextId, uniqueId] = (principal ?? '').split('/');
-  const gateway = new CountingGateway(svc.client, { user: principal === null ? null : { contextId, uniqueId }, visitor: caller.session.handle, address: '127.0.0.1' });
+  // A visitor's gateway state is carried from request to request, as the portal's visitor cookie carries it.
+  const gateway = new CountingGateway(svc.client, { user: principal === null ? null : { contextId, uniqueId }, visitor: caller.session.handle, address: '127.0.0.1', ...(principal === null ? { state: { value: undefined } } : {}) });
   return new ContainerWindow(svc.portal.container, window, caller, gateway);
 }
 /** Whether the core accepts this password for this user (a real login on the core). */
