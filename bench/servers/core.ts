@@ -147,6 +147,8 @@ async function main(): Promise<void> {
     document.stores = { ldap: directory.settings };
   }
   if (values.tls) addCertificateClients(document, JSON.parse(values.tls) as Record<string, unknown>);
+  // BENCH_LOG_REQUESTS=all|errors|none: the core's log.requests, to measure what request lines cost.
+  if (process.env.BENCH_LOG_REQUESTS) document.log = { requests: process.env.BENCH_LOG_REQUESTS };
   const config = buildConfig(document, {});
   const logger =
     values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: pino.destination({ dest: join(dataDir, 'svc.log'), sync: false }) });

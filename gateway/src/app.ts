@@ -12,6 +12,7 @@ import { NotFound } from '../../common/src/errors';
 import { expressServerOptions } from '../../common/src/http/express-prototypes';
 import { malformedPathEscape } from '../../common/src/http/path-encoding';
 import { opsRouter, type Readiness } from '../../common/src/http/ops';
+import { DEFAULT_LOG, logsRequest, type LogSettings } from '../../common/src/request-log-settings';
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
 import { type GatewayMetrics, type Logger } from './observability';
@@ -23,6 +24,8 @@ import { type TrustOptions, portalTrust } from './trust';
 
 export interface GatewayAppDeps extends ProxyDeps {
   bodyLimit: number;
+  /** Which requests get a log line (`gateway.log`); all when not given. */
+  requestLog?: LogSettings;
   login: CoreLogin;
   log: Logger;
   metrics: GatewayMetrics;
@@ -97,6 +100,9 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
   const options = expressServerOptions(app);
 
   const prefix = `${deps.root}/api`;
+  const requestLog = deps.requestLog ?? DEFAULT_LOG;
+  // Lines of fixed fields, none a secret: they skip the redaction walk (as the core's request lines do).
+  const lines = deps.log.child({}, { redact: { paths: [] } });
   const trust = portalTrust(deps.trust);
   /** A path that does not decode is 400 at once; then portal trust, for every path (known or not), then the route. */
   const serve = async (req: Request, res: Response, path: string) => {
@@ -118,8 +124,13 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
     req.originalUrl = req.url;
     res.locals = {};
     const end = deps.metrics.requests.startTimer();
-    res.on('finish', () => end({ method: req.method, route: String(res.locals.route ?? 'unmatched'), status: String(res.statusCode) }));
     const { path } = splitTarget(req.url);
+    res.on('finish', () => {
+      const route = String(res.locals.route ?? 'unmatched');
+      const seconds = end({ method: req.method, route, status: String(res.statusCode) });
+      // The path without its query; never the assertion, a cookie or the principal's name.
+      if (logsRequest(requestLog, res.statusCode)) lines.info({ method: req.method, path, route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100 }, 'request');
+    });
     if (OPS_PATHS.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
       app(req, res);
       return;

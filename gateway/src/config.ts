@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import Ajv, { type ErrorObject } from 'ajv';
 import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from '../../common/src/redis/command-timeout';
 import { redisSettingsProblems } from '../../common/src/redis/trust';
+import { DEFAULT_LOG, logSchema, logSettings, type LogSettings } from '../../common/src/request-log-settings';
 
 export interface PortalConfig {
   id: string;
@@ -42,6 +43,8 @@ export interface GatewayConfig {
   nonceCacheSize: number;
   /** How often a failed core's /health is probed. */
   probeIntervalMs: number;
+  /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
+  log: LogSettings;
   /**
    * Shared by every gateway and worker on the same Redis and prefix (SPEC section 12): the assertion
    * replay cache and the principal → core-session map (for cores that share their sessions in Redis).
@@ -67,6 +70,7 @@ export const GATEWAY_DEFAULTS = {
   sessionTtlSeconds: 900,
   nonceCacheSize: 2_000_000,
   probeIntervalMs: 2_000,
+  log: DEFAULT_LOG,
 } as const;
 
 /** `gateway.redis.prefix` by default: the gateways' keys, apart from the cores' (`svc:`). */
@@ -112,6 +116,7 @@ export const gatewaySchema = {
         nonceCacheSize: { type: 'integer', minimum: 1 },
         sessionTtlSeconds: { type: 'integer', minimum: 1 },
         probeIntervalMs: { type: 'integer', minimum: 10 },
+        log: logSchema,
         redis: {
           type: 'object',
           required: ['url'],
@@ -163,7 +168,7 @@ export function buildGatewayConfig(doc: unknown, env: Record<string, string | un
     const problems = redisSettingsProblems('gateway.redis', redis.url, redis.password);
     if (problems.length) throw new GatewayConfigError(problems);
   }
-  return Object.freeze({ ...GATEWAY_DEFAULTS, ...given, ...(redis ? { redis } : {}), ...(port === undefined ? {} : { port }) } as GatewayConfig);
+  return Object.freeze({ ...GATEWAY_DEFAULTS, ...given, log: logSettings(given.log), ...(redis ? { redis } : {}), ...(port === undefined ? {} : { port }) } as GatewayConfig);
 }
 
 /** Reads `path` (JSON) and builds the configuration; the environment's SVC_GATEWAY_PORT wins over the file. */

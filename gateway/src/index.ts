@@ -67,6 +67,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     root: config.root,
     cookieName: CORE_COOKIE,
     bodyLimit: config.bodyLimit,
+    requestLog: config.log,
     login,
     log,
     metrics,

@@ -26,7 +26,7 @@ export interface TestPortal extends RunningPortal {
   stop(): Promise<void>;
 }
 
-export async function startTestPortal(portal: Record<string, unknown>, portlets: object[] = PORTLETS, options: { dir?: string; defaultMetrics?: boolean } = {}): Promise<TestPortal> {
+export async function startTestPortal(portal: Record<string, unknown>, portlets: object[] = PORTLETS, options: { dir?: string; defaultMetrics?: boolean; logger?: pino.Logger } = {}): Promise<TestPortal> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'svc-portal-'));
   writeFileSync(join(dir, 'portlet.json'), JSON.stringify({ application: 'test', portlets }));
   const config = buildPortalConfig(
@@ -45,7 +45,7 @@ export async function startTestPortal(portal: Record<string, unknown>, portlets:
     },
     { env: {}, baseDir: dir },
   );
-  const running = await startPortal(config, { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: options.defaultMetrics ?? false });
+  const running = await startPortal(config, { logger: options.logger ?? pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: options.defaultMetrics ?? false });
   return {
     ...running,
     dir,

@@ -2,6 +2,7 @@
  * The portal's HTTP face: every route in one table (SPEC 10.2), each handler given the request's
  * identity. Operational endpoints sit at the process's root; everything else under `{root}`.
  */
+import { logsRequest } from '../../../common/src/request-log-settings';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { MethodNotAllowed, NotFound } from '../../../common/src/errors';
@@ -110,7 +111,7 @@ function requestLog(deps: PortalDeps): RequestHandler {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = typeof res.locals.route === 'string' ? res.locals.route : 'other';
       deps.metrics.requests.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      deps.log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+      if (logsRequest(deps.config.log, res.statusCode)) deps.log.info({ requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
     });
     next();
   };

@@ -1,3 +1,4 @@
+import { logSchema } from '../../../common/src/request-log-settings';
 import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
 
 /**
@@ -272,6 +273,7 @@ export const configSchema = {
         },
       },
     },
+    log: { ...logSchema, default: {} },
     sessions: {
       type: 'object',
       additionalProperties: false,

@@ -1,4 +1,5 @@
 /** The shape of a validated configuration (after defaults and `${ENV}` substitution). */
+import type { LogSettings } from '../../../common/src/request-log-settings';
 import type { Operation } from '../../../common/src/wire/operations';
 import type { SessionType } from '../../../common/src/wire/session-view';
 
@@ -230,4 +231,6 @@ export interface SvcConfig {
   system?: { userId: string; passwordHash: string };
   stores: { postgres?: PostgresSettings; ldap?: LdapSettings };
   sessions: SessionSettings;
+  /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
+  log: LogSettings;
 }

@@ -27,7 +27,7 @@ export interface CoreHttp {
 export function createCoreHttp(core: Core): CoreHttp {
   const app = createApp(core);
   const rest = new RestRouter(core);
-  const log = requestLog(core.log, core.metrics);
+  const log = requestLog(core.log, core.metrics, () => core.config.log);
   const corsFor = cors(() => core.config.server.corsOrigins);
   const root = core.config.server.contextRoot;
   const soapPath = `${root}${SERVICE_PATH}`;

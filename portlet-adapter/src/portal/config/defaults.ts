@@ -1,3 +1,5 @@
+import { DEFAULT_LOG } from '../../../../common/src/request-log-settings';
+
 /** Every default of the portal's configuration, in one place. */
 export const PORTAL_DEFAULTS = {
   host: '127.0.0.1',
@@ -16,6 +18,7 @@ export const PORTAL_DEFAULTS = {
   renderTimeoutMs: 5000,
   gatewayTimeoutMs: 10_000,
   bodyLimit: 1024 * 1024,
+  log: DEFAULT_LOG,
   /** svc's demo attributes under JSR-168's P3P names. */
   userInfo: {
     'user.login.id': 'uniqueId',

@@ -3,6 +3,7 @@
  * Schema, the checks a schema cannot express (against `portlet.json` too), defaults from
  * defaults.ts, frozen. Every problem is reported by path; any problem stops the portal at start.
  */
+import { logSettings } from '../../../../common/src/request-log-settings';
 import { dirname, resolve } from 'node:path';
 import Ajv from 'ajv';
 import { deepFreeze, describeSchemaError, readJsonFile, substituteEnv } from '../../../../common/src/config/document';
@@ -54,6 +55,7 @@ export function buildPortalConfig(document: unknown, options: BuildOptions = {})
     dataDir: resolve(env.SVC_DATA_DIR ?? given.dataDir ?? PORTAL_DEFAULTS.dataDir),
     descriptor: resolve(options.baseDir ?? process.cwd(), given.descriptor ?? PORTAL_DEFAULTS.descriptor),
     userInfo: { ...(given.userInfo ?? PORTAL_DEFAULTS.userInfo) },
+    log: logSettings(given.log),
     pages,
   };
   const pageProblems = checkPages(config.pages);

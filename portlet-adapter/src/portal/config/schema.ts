@@ -1,4 +1,5 @@
 import { P3P_USER_ATTRIBUTES } from '../../api/user-info';
+import { logSchema } from '../../../../common/src/request-log-settings';
 
 /** The published JSON Schema of the portal's configuration file (`svc config-schema portal`). */
 const roles = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 256 }, uniqueItems: true };
@@ -36,6 +37,7 @@ export const portalConfigSchema = {
         renderTimeoutMs: { type: 'integer', minimum: 1, maximum: 60_000 },
         gatewayTimeoutMs: { type: 'integer', minimum: 1 },
         bodyLimit: { type: 'integer', minimum: 1024 },
+        log: logSchema,
         userInfo: {
           type: 'object',
           propertyNames: { enum: [...P3P_USER_ATTRIBUTES] },

@@ -1,4 +1,6 @@
 /** The portal's configuration (SPEC 10.2): `{"portal": {…}}` in one JSON file. */
+import type { LogSettings } from '../../../../common/src/request-log-settings';
+
 export type VisitorRule = 'only' | 'also' | 'never';
 
 export interface WindowConfig {
@@ -53,6 +55,8 @@ export interface PortalConfig {
   gatewayTimeoutMs: number;
   /** Largest action body. */
   bodyLimit: number;
+  /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
+  log: LogSettings;
   /** `PortletRequest.USER_INFO`: P3P name → the svc attribute it is read from. */
   userInfo: Readonly<Record<string, string>>;
   pages: readonly PageConfig[];
