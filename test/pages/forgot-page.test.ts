@@ -67,7 +67,10 @@ test('questions, answers and a new password: the password really changes and bob
   // Once only.
   expect((await visitor.post('/anon/forgot', { step: 'password', context: 'employees', id: 'bob', password: 'Other-bob-pass-2' })).status).toBe(400);
 
-  expect((await bob.session()).type).not.toBe('USER');
+  // The reset revoked bob's session (SPEC 4): it answers session_revoked, never a new ANON session.
+  const revoked = await send(server.baseUrl + '/resources/session', { cookie: bob.cookie, headers: { accept: 'application/json' } });
+  expect(revoked.status).toBe(401);
+  expect(revoked.json).toMatchObject({ code: 'session_revoked' });
   const again = new Visitor(server);
   await again.logIn('bob', 'New-bob-pass-1');
   expect(await again.session()).toMatchObject({ type: 'USER', principal: { uniqueId: 'bob' } });
