@@ -50,13 +50,19 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
     };
     const admin = (base: string) => cookieAt(base, 'svcadmin', credentials.users.svcadmin);
     /** One request to a gateway signed as the demo portal (`user` null: a visitor). */
-    const viaGateway = (gw: string, path: string, options: { user: PrincipalName | null; visitor: string; method?: string; json?: unknown; assertion?: string }) => {
+    /** `carried`: a visitor's sealed core state (X-Svc-Visitor-State), sent back and kept as the portal keeps it in the visitor's cookie. */
+    const viaGateway = async (gw: string, path: string, options: { user: PrincipalName | null; visitor: string; method?: string; json?: unknown; assertion?: string; carried?: { state?: string } }) => {
       const url = new URL(`${gw}/api${path}`);
       const method = options.method ?? (options.json === undefined ? 'GET' : 'POST');
       const assertion =
         options.assertion ??
         signPrincipalAssertion({ portalId: 'demo-portal', secret: credentials.portals['demo-portal'], user: options.user, visitor: options.visitor, address: '198.51.100.20', method, pathAndQuery: url.pathname + url.search });
-      return send(url.href, { method, json: options.json, headers: { accept: 'application/json', 'x-svc-principal': assertion } });
+      const headers: Record<string, string> = { accept: 'application/json', 'x-svc-principal': assertion };
+      if (options.carried?.state !== undefined) headers['x-svc-visitor-state'] = options.carried.state;
+      const answer = await send(url.href, { method, json: options.json, headers });
+      const state = answer.headers.get('x-svc-visitor-state');
+      if (options.carried && state !== null) options.carried.state = state;
+      return answer;
     };
 
     beforeAll(async () => {
@@ -204,10 +210,13 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
 
     test("a visitor's forgotten-password flow succeeds with its requests alternating between the gateways", async () => {
       const visitor = `visitor-${randomBytes(4).toString('hex')}`;
+      // The flow's state travels with the visitor (SPEC 9): neither gateway keeps anything for it.
+      const carried: { state?: string } = {};
       const path = '/contexts/employees/subjects/bob/password/forgot';
-      expect((await viaGateway(gwA, path, { user: null, visitor })).status).toBe(200);
-      expect((await viaGateway(gwB, path, { user: null, visitor, method: 'PUT', json: { answers: credentials.answers.bob } })).status).toBe(200);
-      expect((await viaGateway(gwA, path, { user: null, visitor, method: 'PUT', json: { password: 'Cluster-bob-new-7' } })).status).toBe(204);
+      expect((await viaGateway(gwA, path, { user: null, visitor, carried })).status).toBe(200);
+      expect(carried.state).toBeDefined();
+      expect((await viaGateway(gwB, path, { user: null, visitor, carried, method: 'PUT', json: { answers: credentials.answers.bob } })).status).toBe(200);
+      expect((await viaGateway(gwA, path, { user: null, visitor, carried, method: 'PUT', json: { password: 'Cluster-bob-new-7' } })).status).toBe(204);
       const login = await viaGateway(gwB, '/login', { user: null, visitor, json: { user: 'bob', password: 'Cluster-bob-new-7' } });
       expect(login.status).toBe(200);
     });
