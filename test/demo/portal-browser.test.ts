@@ -14,6 +14,10 @@ const CAROL = 'Carol-initial-Pa55word';
 const DANA = 'Dana-registered-Pa55word';
 const BOB_RESET = 'Bob-reset-Pa55word';
 
+// Each test walks several pages with logins and password hashes in a real browser: 25 s alone on a
+// 2-core machine, more beside the other jest worker. The limit is a guard against a hang, not a timing.
+jest.setTimeout(120_000);
+
 describeWithService(chromiumRequirement(), 'the demo portal in a real browser', () => {
   let demo: Demo;
   const people: Person[] = [];
