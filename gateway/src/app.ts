@@ -16,6 +16,7 @@ import { DEFAULT_LOG, logsRequest, type LogSettings } from '../../common/src/req
 import { bufferBody } from './body';
 import type { CoreLogin } from './core-login';
 import { type GatewayMetrics, type Logger } from './observability';
+import type { CredentialParameterTest } from '../../common/src/wire/credential-parameters';
 import { isPlainPath, splitTarget, stripQuery } from './paths';
 import { sendProblem } from './problem';
 import { portalLogin } from './portal-login';
@@ -24,6 +25,8 @@ import { type TrustOptions, portalTrust } from './trust';
 
 export interface GatewayAppDeps extends ProxyDeps {
   bodyLimit: number;
+  /** The query parameters never forwarded (`gateway.credentialParameters` beside svc's defaults). */
+  isCredentialParameter: CredentialParameterTest;
   /** Which requests get a log line (`gateway.log`); all when not given. */
   requestLog?: LogSettings;
   login: CoreLogin;
@@ -55,7 +58,7 @@ function forwardTo(corePath: (rest: string) => string): Handler {
   return async (deps, req, res, rest, principal) => {
     const body = await bufferBody(req, res, deps.bodyLimit);
     const { query } = splitTarget(req.originalUrl);
-    await proxy(deps, principal, { method: req.method, path: corePath(rest), query: stripQuery(query), headers: req.headers, body }, res);
+    await proxy(deps, principal, { method: req.method, path: corePath(rest), query: stripQuery(query, deps.isCredentialParameter), headers: req.headers, body }, res);
   };
 }
 

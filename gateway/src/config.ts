@@ -43,6 +43,11 @@ export interface GatewayConfig {
   nonceCacheSize: number;
   /** How often a failed core's /health is probed. */
   probeIntervalMs: number;
+  /**
+   * Query parameter names stripped beside svc's defaults (`clientid`, `clientcred`, `user`,
+   * `password`, `token`): the core's renamed `auth.token.name.*`, so they cannot pass either.
+   */
+  credentialParameters: readonly string[];
   /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
   log: LogSettings;
   /**
@@ -70,6 +75,7 @@ export const GATEWAY_DEFAULTS = {
   sessionTtlSeconds: 900,
   nonceCacheSize: 2_000_000,
   probeIntervalMs: 2_000,
+  credentialParameters: [] as string[],
   log: DEFAULT_LOG,
 } as const;
 
@@ -116,6 +122,7 @@ export const gatewaySchema = {
         nonceCacheSize: { type: 'integer', minimum: 1 },
         sessionTtlSeconds: { type: 'integer', minimum: 1 },
         probeIntervalMs: { type: 'integer', minimum: 10 },
+        credentialParameters: { type: 'array', items: { type: 'string', minLength: 1 } },
         log: logSchema,
         redis: {
           type: 'object',

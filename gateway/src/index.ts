@@ -21,6 +21,7 @@ import { GatewayMetrics, createGatewayLogger, type Logger } from './observabilit
 import { VisitorStateSeals } from './visitor-state';
 import { guardServer, listen } from '../../common/src/http/listen';
 import { visitorAddressSigner } from './visitor-address';
+import { credentialParameterTest } from '../../common/src/wire/credential-parameters';
 
 export { buildGatewayConfig, loadGatewayConfigFile, GatewayConfigError, GATEWAY_DEFAULTS, type GatewayConfig } from './config';
 export type { CoreLogin } from './core-login';
@@ -67,6 +68,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     root: config.root,
     cookieName: CORE_COOKIE,
     bodyLimit: config.bodyLimit,
+    isCredentialParameter: credentialParameterTest(config.credentialParameters),
     requestLog: config.log,
     login,
     log,

@@ -4,7 +4,7 @@
  * the gateway routes is exactly what the core receives. Query parameters that carry credentials are
  * removed by name, case-insensitively; every other byte of the query passes as sent.
  */
-import { isCredentialParameter } from '../../common/src/wire/credential-parameters';
+import type { CredentialParameterTest } from '../../common/src/wire/credential-parameters';
 
 export interface RequestTarget {
   /** The raw path as sent, e.g. `/gw/api/contexts/employees`. */
@@ -33,8 +33,8 @@ function decodeName(name: string): string {
   }
 }
 
-/** The query without the credential parameters (`clientid`, `clientcred`, `user`, `password`, `token`, any letter case). */
-export function stripQuery(query: string): string {
+/** The query without the credential parameters (svc's `clientid`, `clientcred`, `user`, `password`, `token` and the renamed ones; any letter case). */
+export function stripQuery(query: string, isCredentialParameter: CredentialParameterTest): string {
   if (query === '') return '';
   return query
     .split('&')

@@ -100,6 +100,22 @@ describe('against a real core', () => {
   });
 });
 
+describe("a core whose credential parameters an operator renamed (issue 25: the names are configuration, not code)", () => {
+  let core: TestServer;
+  let gateway: RunningGateway;
+  let seen: SeenRequest[];
+
+  beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway({ gateway: { credentialParameters: ['login', 'Passphrase'] } })));
+  afterAll(() => stopCoreAndGateway({ core, gateway }));
+
+  test("gateway.credentialParameters are stripped beside svc's defaults, in any letter case", async () => {
+    const from = seen.length;
+    const answer = await send(gateway, '/gw/api/session?LOGIN=svcadmin&passphrase=x&user=bob&keep=1', { user: employee('alice'), visitor: 'renamed-1' });
+    expect(answer.status).toBe(200);
+    expect(seen.slice(from).map((req) => req.url).filter((url) => url.startsWith('/svc/resources/'))).toEqual(['/svc/resources/session?keep=1']);
+  });
+});
+
 describe('against a capture server', () => {
   const captured: http.IncomingMessage[] = [];
   let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void;

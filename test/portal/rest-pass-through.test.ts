@@ -51,6 +51,19 @@ describe('the REST pass-through', () => {
     expect(request.headers['x-forwarded-for']).toBeUndefined();
   });
 
+  test("the core's renamed credential parameters (portal credentialParameters) never pass either, in any letter case", async () => {
+    const renamed = await startTestPortal({ gateways: [gateway.url], credentialParameters: ['login'], pages: [{ id: 'home', title: 'Home', windows: [{ id: 'a', portlet: 'counter' }] }] });
+    try {
+      const visitor = new Browser(renamed);
+      await visitor.get('/portal/page/home');
+      arrived.length = 0;
+      expect((await visitor.send('GET', '/portal/api/contexts/employees/subjects?search=bo&LOGIN=bob&user=bob')).status).toBe(200);
+      expect(arrived.map((request) => request.url)).toEqual(['/gw/api/contexts/employees/subjects?search=bo']);
+    } finally {
+      await renamed.stop();
+    }
+  });
+
   test('a user\'s write needs X-Requested-With and a same-origin Origin; then it is signed for the user with its body', async () => {
     const alice = Browser.loggedIn(portal, 'employees/alice', ['admin']);
     arrived.length = 0;

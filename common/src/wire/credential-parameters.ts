@@ -13,9 +13,15 @@ export const DEFAULT_CREDENTIAL_PARAMETERS = {
   token: 'token',
 } as const;
 
-const NAMES: ReadonlySet<string> = new Set(Object.values(DEFAULT_CREDENTIAL_PARAMETERS));
+/** Whether a query parameter's name, decoded, carries a credential: one of the names given. */
+export type CredentialParameterTest = (name: string) => boolean;
 
-/** Whether a query parameter's name, decoded, is one of the default credential names in any letter case. */
-export function isCredentialParameter(name: string): boolean {
-  return NAMES.has(name.toLowerCase());
+/**
+ * The test for svc's default names and `renamed`, the names an operator gave the core's
+ * `auth.token.name.*` (the gateway's and the portal's `credentialParameters`), all in any letter case:
+ * a renamed parameter must not pass where the default one is stripped.
+ */
+export function credentialParameterTest(renamed: readonly string[] = []): CredentialParameterTest {
+  const names: ReadonlySet<string> = new Set([...Object.values(DEFAULT_CREDENTIAL_PARAMETERS), ...renamed].map((name) => name.toLowerCase()));
+  return (name) => names.has(name.toLowerCase());
 }

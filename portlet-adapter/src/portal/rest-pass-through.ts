@@ -15,7 +15,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { BadGateway, Forbidden, NotFound } from '../../../common/src/errors';
 import { problemDetails } from '../../../common/src/problem';
-import { isCredentialParameter } from '../../../common/src/wire/credential-parameters';
+import { credentialParameterTest } from '../../../common/src/wire/credential-parameters';
 import { ASSERTION_HEADER, VISITOR_STATE_HEADER, type GatewayPrincipal } from '../gateway-client';
 import type { PortalDeps } from './deps';
 import { addressOf } from './identity';
@@ -48,6 +48,7 @@ interface Forwarding {
 }
 
 export function restPassThrough(deps: PortalDeps): RequestHandler {
+  const isCredentialParameter = credentialParameterTest(deps.config.credentialParameters);
   const forwarding = new WeakMap<IncomingMessage, Forwarding>();
   const written = dropUserInfoOnWrite(deps.sessions);
   const proxy = createProxyMiddleware<Request, Response>({

@@ -6,6 +6,7 @@ export const PORTAL_DEFAULTS = {
   port: 8082,
   root: '/portal',
   trustProxy: [] as string[],
+  credentialParameters: [] as string[],
   dataDir: './data',
   descriptor: './portlet.json',
   title: 'svc portal',

@@ -24,6 +24,7 @@ export const portalConfigSchema = {
         root: { type: 'string', pattern: '^(/[A-Za-z0-9._~-]+)+$' },
         publicOrigin: { type: 'string', pattern: '^https?://[^/?#]+$' },
         trustProxy: { type: 'array', items: { type: 'string', minLength: 1 } },
+        credentialParameters: { type: 'array', items: { type: 'string', minLength: 1 } },
         gateways: { type: 'array', minItems: 1, items: { type: 'string', pattern: '^https?://[^?#]+[^/?#]$' } },
         portalId: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
         secret,

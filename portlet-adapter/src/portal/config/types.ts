@@ -34,6 +34,11 @@ export interface PortalConfig {
   publicOrigin: string;
   /** Addresses (CIDRs) whose `X-Forwarded-For` counts for the visitor's address. */
   trustProxy: readonly string[];
+  /**
+   * Query parameter names the REST pass-through strips beside svc's defaults (`clientid`,
+   * `clientcred`, `user`, `password`, `token`): the core's renamed `auth.token.name.*`.
+   */
+  credentialParameters: readonly string[];
   /** `{gw}` of each gateway. */
   gateways: readonly string[];
   portalId: string;
