@@ -41,8 +41,10 @@ test('questions, answers, then one new password, which ends the subject\'s sessi
   // Once only.
   expect((await visitor.send(forgot('bob'), 'PUT', { password: 'Other-bob-pass-2' })).status).toBe(400);
 
+  // The reset revoked bob's session (SPEC 4): it answers session_revoked, never a new ANON session.
   const stale = await fetch(`${server.baseUrl}/resources/session`, { headers: { cookie: bobSession } });
-  expect((await bodyOf(stale)).session.type).not.toBe('USER');
+  expect(stale.status).toBe(401);
+  expect(await bodyOf(stale)).toMatchObject({ code: 'session_revoked' });
   const stored = await server.core.subjects.read('employees', 'bob');
   expect((await server.hasher.verify(stored.attributes.password as string, 'New-bob-pass-1')).ok).toBe(true);
 });
