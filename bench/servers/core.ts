@@ -99,7 +99,7 @@ function startDirectory(): { settings: Record<string, unknown>; stop: () => void
 }
 
 async function userSession(running: RunningServer, user: 'alice' | 'bob'): Promise<{ cookie: string; via: CoreReady['sessionVia'] }> {
-  const cookieName = running.core.config.global['http.session.cookie.uniqueid'];
+  const cookieName = running.core.config.settings.sessionCookie.name;
   // Over HTTPS (--tls) fetch does not trust the run's own CA: the session is then made in-process.
   const response = await fetch(`${running.baseUrl}/login`, {
     method: 'POST',
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   const ready: CoreReady = {
     url: running.url,
     base: running.baseUrl,
-    cookieName: running.core.config.global['http.session.cookie.uniqueid'],
+    cookieName: running.core.config.settings.sessionCookie.name,
     cookies: { bob: bob.cookie, alice: alice.cookie },
     sessionVia: bob.via,
     subjects: count,

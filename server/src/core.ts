@@ -100,12 +100,12 @@ export class Core {
     this.lockout = store.lockoutStore?.(limits, this.now) ?? new MemoryLockoutStore(limits, this.now);
     this.sessions = new SessionManager({
       store,
-      idleSeconds: config.global['session.idle'],
-      absoluteSeconds: config.global['session.absolute'],
+      idleSeconds: config.settings.session.idleSeconds,
+      absoluteSeconds: config.settings.session.absoluteSeconds,
       now: this.now,
-      maxSessionsPerPrincipal: () => this.config.global['auth.maxSessionsPerPrincipal'],
+      maxSessionsPerPrincipal: () => this.config.settings.session.maxSessionsPerPrincipal,
     });
-    this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.global['registration.perAddress'], window: this.config.global['registration.window'] }));
+    this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.settings.registrationLimit.perAddress, window: this.config.settings.registrationLimit.windowSeconds }));
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.forgetRoles(contextId, uniqueId);

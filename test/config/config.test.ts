@@ -28,9 +28,9 @@ function problemsOf(doc: unknown, env: NodeJS.ProcessEnv = {}): string[] {
 
 test('the demo-shaped document is valid, with defaults filled in and frozen', () => {
   const config = buildConfig(valid, {});
-  expect(config.global['session.idle']).toBe(1800);
-  expect(config.global['authz.denyStatus']).toBe(401);
-  expect(config.global['body.limit']).toBe(1024 * 1024);
+  expect(config.settings.session.idleSeconds).toBe(1800);
+  expect(config.settings.denyStatus).toBe(401);
+  expect(config.settings.bodyLimitBytes).toBe(1024 * 1024);
   expect(config.clients.find((c) => c.id === 'svc-api')!.secret).toHaveLength(1);
   expect(Object.isFrozen(config.clients)).toBe(true);
 });
@@ -161,14 +161,14 @@ test('a bad reload is refused and the running configuration stays', async () => 
     doc.global = { 'authz.denyStatus': 403 };
     writeFileSync(good, JSON.stringify(doc));
     expect(server.reload(good)).toEqual({ ok: true });
-    expect(server.core.config.global['authz.denyStatus']).toBe(403);
+    expect(server.core.config.settings.denyStatus).toBe(403);
 
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ ...doc, clients: [{ id: 'x', authenticators: ['nope'], contexts: ['employees'] }] }));
     const result = server.reload(bad);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.problems).toEqual(expect.arrayContaining(['clients[0].authenticators[0]: unknown authenticator "nope"']));
-    expect(server.core.config.global['authz.denyStatus']).toBe(403);
+    expect(server.core.config.settings.denyStatus).toBe(403);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
   } finally {
     await server.stop();

@@ -67,7 +67,7 @@ describe('registrations through the gateway are throttled per visitor address', 
     });
 
   it('the 11th registration within the hour from one address is 429; another address still registers', async () => {
-    const limit = core.core.config.global['registration.perAddress'];
+    const limit = core.core.config.settings.registrationLimit.perAddress;
     for (let i = 0; i < limit; i++) expect((await register(`customer-${i}`, '192.0.2.10')).status).toBe(201);
     const refused = await register('customer-over', '192.0.2.10');
     expect(refused.status).toBe(429);
@@ -133,7 +133,7 @@ describe('straight to the core from a local process (issue 24, item 5)', () => {
   });
 
   it('the registration throttle counts this process, whatever X-Forwarded-For says', async () => {
-    const limit = direct.core.config.global['registration.perAddress'];
+    const limit = direct.core.config.settings.registrationLimit.perAddress;
     const register = (i: number) =>
       sendToCore(`${direct.baseUrl}/resources/contexts/customers/subjects`, {
         headers: { accept: 'application/json', 'x-forwarded-for': invented(i) },

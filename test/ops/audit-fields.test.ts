@@ -29,7 +29,7 @@ test('every audit line names the event, time, session, client, principal, peer, 
   const { users } = TEST_CREDENTIALS;
 
   // Failed logins until bob's pair lock starts, then a SYSTEM lifts it.
-  for (let i = 0; i < server.core.config.global['lockout.pairFailures']; i++) {
+  for (let i = 0; i < server.core.config.settings.lockout.pairFailures; i++) {
     expect((await login(base, { clientid: 'svc-web', user: 'bob', password: 'Wrong-pass-123' })).status).toBe(401);
   }
   expect((await send(`${subjects}/bob/lockout`, { method: 'DELETE', cookie: system })).status).toBe(204);

@@ -143,7 +143,7 @@ test('the reload button reloads the configuration file', async () => {
     const reloaded = await system.post('/config/reload', {});
     expect(reloaded.status).toBe(303);
     expect(reloaded.headers.get('location')).toBe('/svc/config?reloaded=1');
-    expect(server.core.config.global['authz.denyStatus']).toBe(403);
+    expect(server.core.config.settings.denyStatus).toBe(403);
     expect(textOf((await system.get('/config?reloaded=1')).text)).toContain('The configuration file was reloaded.');
   } finally {
     await server.stop();

@@ -94,7 +94,7 @@ describe('revocation on one core (memory sessions)', () => {
   });
 
   test('the 51st USER session of a principal ends its oldest (auth.maxSessionsPerPrincipal, default 50); others keep theirs', async () => {
-    expect(server.core.config.global['auth.maxSessionsPerPrincipal']).toBe(50);
+    expect(server.core.config.settings.session.maxSessionsPerPrincipal).toBe(50);
     const bob = await logIn(server, 'bob');
     const alice: string[] = [];
     for (let n = 0; n < 51; n++) alice.push(await logIn(server, 'alice'));

@@ -2,7 +2,8 @@ import Ajv from 'ajv';
 import { deepFreeze, describeSchemaError, readJsonFile, substituteEnv } from '../../../common/src/config/document';
 import { configSchema } from './schema';
 import { checkReferences } from './references';
-import type { SvcConfig } from './types';
+import { settingsOf } from './settings';
+import type { ConfigDocument, SvcConfig } from './types';
 import { defaultPolicies } from '../policy/default-policies';
 
 /** A configuration that failed to load; `problems` lists every error, each prefixed by its path. */
@@ -19,7 +20,8 @@ const validateSchema = ajv.compile(configSchema);
 /**
  * Validates a parsed document and returns the frozen configuration, or throws ConfigError listing
  * every problem by path: the schema's first, then the cross-references' (SPEC 2). The reference
- * checks run on a schema-invalid document too, on what of it can be checked.
+ * checks run on a schema-invalid document too, on what of it can be checked. The `global` section
+ * arrives as the typed `settings` (settings.ts).
  */
 export function buildConfig(document: unknown, env: NodeJS.ProcessEnv = process.env): SvcConfig {
   const problems: string[] = [];
@@ -42,7 +44,8 @@ export function buildConfig(document: unknown, env: NodeJS.ProcessEnv = process.
   if (schemaValid && raw.policies === undefined) raw.policies = defaultPolicies(raw.contexts as SvcConfig['contexts']);
   const referenceProblems = checkReferences(substituted);
   if (schemaProblems.length || referenceProblems.length) throw new ConfigError([...schemaProblems, ...referenceProblems]);
-  return deepFreeze(substituted as SvcConfig);
+  const { global, ...sections } = substituted as ConfigDocument;
+  return deepFreeze({ ...sections, settings: settingsOf(global) });
 }
 
 /** Reads, substitutes, validates and freezes a configuration file. */

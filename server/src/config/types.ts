@@ -75,6 +75,10 @@ export interface PolicyConfig {
   targets: string[];
 }
 
+/**
+ * The file's `global` section as written: the original system's dotted property names (SPEC keeps
+ * them). Only the loader reads it: settings.ts maps it once to SvcConfig's typed `settings`.
+ */
 export interface GlobalConfig {
   'auth.token.name.client': string;
   'auth.token.name.password': string;
@@ -108,6 +112,69 @@ export interface GlobalConfig {
   'body.limit': number;
   'search.maxQuantity': number;
   'search.defaultQuantity': number;
+}
+
+/** The names of the request parameters (and the header) that carry credentials: `auth.token.name.*`. */
+export interface CredentialNames {
+  /** The parameter that names the client. */
+  client: string;
+  password: string;
+  user: string;
+  /** The header the `httpHeader` authenticator reads. */
+  httpHeader: string;
+  /** The sealed client credential. */
+  clientcred: string;
+  /** An identity provider's token. */
+  token: string;
+}
+
+/** The `lockout.*` settings (SPEC section 2). */
+export interface LockoutSettings {
+  /** Seconds a failure counts for. */
+  windowSeconds: number;
+  /** Seconds a lock lasts. */
+  durationSeconds: number;
+  /** Failures that lock one (subject, address) pair. */
+  pairFailures: number;
+  /** Failures from all addresses that lock the subject. */
+  subjectFailures: number;
+  /** Failures from one address after which it gets 429. */
+  addressFailures: number;
+  /** Wrong forgotten-password answers per subject per window. */
+  answerFailures: number;
+}
+
+/**
+ * The `global` section, typed and grouped (settings.ts builds it from GlobalConfig when the
+ * configuration is built; the code reads only this). Durations are in seconds, sizes in bytes.
+ */
+export interface Settings {
+  credentialNames: CredentialNames;
+  /** `http.session.cookie.uniqueid`, `server.cookiepath`, `cookie.secure` (over TLS only when `auto`). */
+  sessionCookie: { name: string; path: string; secure: 'auto' | 'always' | 'never' };
+  /** `server.defaultclient`: the client whose authenticators make a session for a request without one. */
+  defaultClient: string;
+  session: {
+    /** Seconds unused after which a session ends. */
+    idleSeconds: number;
+    /** Seconds after its login at which a session ends. */
+    absoluteSeconds: number;
+    /** USER and SYSTEM sessions held at most; a login past it is refused (503). */
+    maxSessions: number;
+    /** USER sessions one principal may hold; a new login past it ends that principal's oldest (SPEC section 4). */
+    maxSessionsPerPrincipal: number;
+  };
+  /** `authz.denyStatus`: the status of a DENY. */
+  denyStatus: 401 | 403;
+  lockout: LockoutSettings;
+  /** Registrations accepted from one address per `windowSeconds`, failed ones included. */
+  registrationLimit: { perAddress: number; windowSeconds: number };
+  /** Forgotten-password flows a visitor's address may start per `windowSeconds` (SPEC section 4, "Memory"). */
+  flowLimit: { startsPerAddress: number; windowSeconds: number };
+  /** Bytes a request body may have at most (413 past it). */
+  bodyLimitBytes: number;
+  /** Results per SEARCH page: at most, and when `quantity` is not given. */
+  search: { maxQuantity: number; defaultQuantity: number };
 }
 
 /**
@@ -221,7 +288,8 @@ export interface SessionSettings {
 
 export interface SvcConfig {
   server: ServerSettings;
-  global: GlobalConfig;
+  /** The file's `global` section, typed (settings.ts). */
+  settings: Settings;
   passwords: PasswordSettings;
   contexts: ContextConfig[];
   authenticators: AuthenticatorConfig[];
@@ -234,3 +302,6 @@ export interface SvcConfig {
   /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
   log: LogSettings;
 }
+
+/** The validated document before settings.ts maps its `global` section: what the file holds. */
+export type ConfigDocument = Omit<SvcConfig, 'settings'> & { global: GlobalConfig };

@@ -68,9 +68,9 @@ export class ForgottenPassword {
 
   constructor(private readonly core: Core) {
     this.decoys = new DecoyQuestions(() => core.decoyKey());
-    const g = () => core.config.global;
-    this.wrongAnswers = core.attemptLimiter('answers', () => ({ limit: g()['lockout.answerFailures'], window: g()['lockout.window'] }));
-    this.starts = core.attemptLimiter('starts', () => ({ limit: g()['flow.startsPerAddress'], window: g()['flow.window'] }));
+    const settings = () => core.config.settings;
+    this.wrongAnswers = core.attemptLimiter('answers', () => ({ limit: settings().lockout.answerFailures, window: settings().lockout.windowSeconds }));
+    this.starts = core.attemptLimiter('starts', () => ({ limit: settings().flowLimit.startsPerAddress, window: settings().flowLimit.windowSeconds }));
     this.markers = core.resetMarkers();
   }
 
@@ -106,7 +106,7 @@ export class ForgottenPassword {
 
   private assertAnonymous(flow: FlowSession): void {
     if (flow.session.type !== 'ANON' && flow.session.type !== 'INTERNAL') {
-      throw new AccessDenied(this.core.config.global['authz.denyStatus'], false, 'the forgotten-password flow is for visitors who are not logged in');
+      throw new AccessDenied(this.core.config.settings.denyStatus, false, 'the forgotten-password flow is for visitors who are not logged in');
     }
   }
 
@@ -160,7 +160,7 @@ export class ForgottenPassword {
     this.core.audit.record({ ...partiesOf(flow.session, flow.peer), event: 'login', outcome: ok ? 'success' : 'failure', reason: ok ? 'forgotten_password_answers' : 'forgotten_password_wrong_answers', principal: target.key, session: flow.session.handle });
     if (!ok) throw new InvalidRequest('the answers do not match', { errors: [{ path: 'answers', message: 'do not match' }] });
     await this.wrongAnswers.release(target.key, slot);
-    const reset = await this.markers.issue(target.key, this.core.config.global['session.idle']);
+    const reset = await this.markers.issue(target.key, this.core.config.settings.session.idleSeconds);
     return { result: undefined, cookieValue: await this.keep(flow, { ...state, reset }) };
   }
 

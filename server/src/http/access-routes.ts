@@ -78,7 +78,7 @@ function send(req: Request, res: Response, body: object, xmlRoot?: string): void
  */
 export function accessRoutes(core: Core): Router {
   const router = Router({ caseSensitive: true, strict: true });
-  const body = rawBody(Math.min(core.config.global['body.limit'], ACCESS_BODY_LIMIT));
+  const body = rawBody(Math.min(core.config.settings.bodyLimitBytes, ACCESS_BODY_LIMIT));
 
   router.post('/access/v1/evaluation', body, async (req, res) => {
     const answer = await evaluate(core, req.svc, parseEvaluation(bodyOf(req)));

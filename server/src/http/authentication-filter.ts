@@ -45,9 +45,9 @@ function idpCookieToken(core: Core, authenticatorIds: readonly string[], req: Re
  * kind's credentials are present, make a new session for a request without a valid one.
  */
 async function defaultClientSession(core: Core, req: Request, peer: string): Promise<Session | undefined> {
-  const client = core.client(core.config.global['server.defaultclient']);
+  const client = core.client(core.config.settings.defaultClient);
   if (!client) return undefined;
-  const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
+  const header = req.headers[core.config.settings.credentialNames.httpHeader.toLowerCase()];
   const credentials = new Credentials({ header: typeof header === 'string' ? header : undefined, token: idpCookieToken(core, client.authenticators, req) });
   const request = { credentials, client, peer, clientValidated: false };
   for (const id of client.authenticators) {
@@ -57,7 +57,7 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
     if (!result) continue;
     const { session, cookieValue } = await core.sessions.create({
       type: authenticator.sessionType,
-      clientId: client.id === core.config.global['server.defaultclient'] && result.principal === null ? '' : client.id,
+      clientId: client.id === core.config.settings.defaultClient && result.principal === null ? '' : client.id,
       principal: result.principal,
       level: result.level,
       authenticator: id,
@@ -79,7 +79,7 @@ async function defaultClientSession(core: Core, req: Request, peer: string): Pro
  */
 export async function authenticate(core: Core, req: Request, res: Response, path: string): Promise<boolean> {
   const peer = peerOf(core, req);
-  const presented = readCookie(req, core.config.global['http.session.cookie.uniqueid']);
+  const presented = readCookie(req, core.config.settings.sessionCookie.name);
   const resolved = await core.sessions.resolve(presented);
   // An INTERNAL session serves the not-enforced URIs alone (SPEC 4): elsewhere it is no session, but
   // its cookie, which may carry a visitor's flow, is kept.
@@ -110,12 +110,12 @@ export async function authenticate(core: Core, req: Request, res: Response, path
         res.redirect(302, `${loginUrl}?goto=${encodeURIComponent(req.originalUrl)}`);
         return false;
       }
-      const g = core.config.global;
+      const names = core.config.settings.credentialNames;
       throw new AuthenticationRequired('log in first', {
         headers: { 'WWW-Authenticate': `SvcSession realm="svc", login="${loginUrl}"` },
         extensions: {
           login: loginUrl,
-          parameters: [g['auth.token.name.client'], g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password']],
+          parameters: [names.client, names.clientcred, names.user, names.password],
         },
       });
     }

@@ -76,7 +76,7 @@ export async function decide(core: Core, state: RequestState, operation: Operati
 
 /** The refusal of a real request: `authz.denyStatus`, and `session_expired` after a dead session. */
 export function denial(core: Core, state: RequestState): AccessDenied {
-  return new AccessDenied(core.config.global['authz.denyStatus'], state.sessionExpired);
+  return new AccessDenied(core.config.settings.denyStatus, state.sessionExpired);
 }
 
 export async function authorize(core: Core, state: RequestState, operation: Operation, target: string): Promise<DecisionResult> {

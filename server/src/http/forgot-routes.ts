@@ -45,7 +45,7 @@ export function forgotRoutes(core: Core): Router {
     res.setHeader('Cache-Control', 'no-store');
     sendDocument(req, res, 200, { questions: outcome.result } as WireDocument, { xmlRoot: 'forgot' });
   });
-  router.put(PATHS, rawBody(core.config.global['body.limit']), async (req, res) => {
+  router.put(PATHS, rawBody(core.config.settings.bodyLimitBytes), async (req, res) => {
     const { contextId, subjectId } = req.params as Record<string, string>;
     assertSubjectId(subjectId, 'subjectId');
     responseFormat(req);

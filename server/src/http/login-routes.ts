@@ -24,8 +24,8 @@ const WEB_CLIENT = 'svc-web';
 
 /** The POST's parameters: once each, bounded, and never in the URL (they would be logged). */
 function loginParams(core: Core, req: Request): Record<string, string> {
-  const g = core.config.global;
-  const secretNames = [g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password'], g['auth.token.name.token']];
+  const names = core.config.settings.credentialNames;
+  const secretNames = [names.clientcred, names.user, names.password, names.token];
   const query = req.query as Record<string, unknown>;
   const inUrl = secretNames.filter((name) => Object.hasOwn(query, name));
   if (inUrl.length) throw new InvalidRequest('credentials must be sent in the body, never in the URL', { errors: inUrl.map((path) => ({ path, message: 'not allowed in the URL' })) });
@@ -63,7 +63,7 @@ async function postLogin(core: Core, req: Request, res: Response): Promise<void>
   const goto = gotoParam(req, params);
   const root = core.config.server.contextRoot;
   const browser = isFormPost(req) && wantsPage(req);
-  const header = req.headers[core.config.global['auth.token.name.httpheader'].toLowerCase()];
+  const header = req.headers[core.config.settings.credentialNames.httpHeader.toLowerCase()];
   let issued;
   try {
     issued = await loginServiceOf(core).login({
@@ -94,8 +94,7 @@ async function postLogout(core: Core, req: Request, res: Response): Promise<void
   const ended = cookie !== undefined && (await core.sessions.end(cookie));
   core.audit.record({ ...partiesOf(old, req.svc.peer), event: 'logout', outcome: 'success', reason: ended ? 'ended' : 'stateless' });
   // The seed's 3.2: an anonymous session follows when the global default client has one.
-  const g = core.config.global;
-  const anonymous = core.client(g['server.defaultclient'])?.authenticators.map((id) => core.authenticator(id)).find((a) => a?.kind === 'Anonymous');
+  const anonymous = core.client(core.config.settings.defaultClient)?.authenticators.map((id) => core.authenticator(id)).find((a) => a?.kind === 'Anonymous');
   const next = anonymous ? await core.sessions.create({ type: anonymous.sessionType, clientId: '', principal: null, level: 0, authenticator: anonymous.config.id }) : undefined;
   replaceCookie(core, req, res, next?.cookieValue);
   const root = core.config.server.contextRoot;
@@ -105,12 +104,12 @@ async function postLogout(core: Core, req: Request, res: Response): Promise<void
 }
 
 function getLogin(core: Core, req: Request, res: Response): void {
-  const g = core.config.global;
+  const names = core.config.settings.credentialNames;
   const root = core.config.server.contextRoot;
   const goto = typeof req.query.goto === 'string' ? checkedGoto(req.query.goto, root, core.config.server.allowedRedirectOrigins) : undefined;
   const page = loginPage({
     action: `${root}/login`,
-    names: { user: g['auth.token.name.user'], password: g['auth.token.name.password'], client: g['auth.token.name.client'] },
+    names: { user: names.user, password: names.password, client: names.client },
     clientId: core.client(WEB_CLIENT) && !core.client(WEB_CLIENT)?.secret ? WEB_CLIENT : undefined,
     goto,
     register: core.config.contexts.some((c) => c.registration.enabled) ? `${root}/anon/register` : undefined,

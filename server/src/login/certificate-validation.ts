@@ -13,8 +13,8 @@ import type { PresentedCertificate } from '../certificates/presented-certificate
  * Every refusal after the 400 is CertificateRejected (401 invalid_client, audited by the caller).
  */
 export function validateCertificate(core: Core, presented: PresentedCertificate, params: Readonly<Record<string, string>>): { client: ClientConfig; certificate: VerifiedCertificate } {
-  const g = core.config.global;
-  const mixed = [g['auth.token.name.clientcred'], g['auth.token.name.user'], g['auth.token.name.password'], g['auth.token.name.token']].filter((name) => params[name] !== undefined);
+  const names = core.config.settings.credentialNames;
+  const mixed = [names.clientcred, names.user, names.password, names.token].filter((name) => params[name] !== undefined);
   if (mixed.length) {
     throw new InvalidRequest('a certificate login is its own client validation and takes no other credential', {
       errors: mixed.map((path) => ({ path, message: 'not allowed with a client certificate' })),
@@ -29,7 +29,7 @@ export function validateCertificate(core: Core, presented: PresentedCertificate,
     throw new CertificateRejected(reason, certificate);
   };
   if (!client) return reject('unknown_client');
-  const given = params[g['auth.token.name.client']];
+  const given = params[names.client];
   if (given !== undefined && given !== client.id) reject('client_mismatch');
   if (!client.authenticators.some((id) => core.authenticator(id)?.config.variant === 'clientCertificate')) reject('no_certificate_authenticator');
   return { client, certificate };

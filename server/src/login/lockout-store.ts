@@ -22,7 +22,7 @@
  * (`SessionStore.lockoutStore`); core.ts picks it. A store that cannot answer throws ServiceUnavailable:
  * a login then fails closed (503), it never skips the check.
  */
-import type { GlobalConfig, SvcConfig } from '../config/types';
+import type { LockoutSettings, SvcConfig } from '../config/types';
 
 export interface LockoutLimits {
   /** Seconds. */
@@ -97,8 +97,8 @@ export interface LockoutStore {
 }
 
 /** The limits as configured now (read at each use, so a reload applies). */
-export function lockoutLimits(g: GlobalConfig): LockoutLimits {
-  return { window: g['lockout.window'], duration: g['lockout.duration'], pairFailures: g['lockout.pairFailures'], subjectFailures: g['lockout.subjectFailures'], addressFailures: g['lockout.addressFailures'] };
+export function lockoutLimits(lockout: LockoutSettings): LockoutLimits {
+  return { window: lockout.windowSeconds, duration: lockout.durationSeconds, pairFailures: lockout.pairFailures, subjectFailures: lockout.subjectFailures, addressFailures: lockout.addressFailures };
 }
 
 /**
@@ -108,7 +108,7 @@ export function lockoutLimits(g: GlobalConfig): LockoutLimits {
  * directory accounts. (It applies to every context of that configuration: the counters are shared.)
  */
 export function coreLockoutLimits(config: SvcConfig): LockoutLimits {
-  const limits = lockoutLimits(config.global);
+  const limits = lockoutLimits(config.settings.lockout);
   const ldap = config.stores.ldap;
   if (!ldap || !config.contexts.some((c) => c.store === 'ldap')) return limits;
   return { ...limits, pairFailures: Math.min(limits.pairFailures, ldap.maxFailures), subjectFailures: Math.min(limits.subjectFailures, ldap.maxFailures) };

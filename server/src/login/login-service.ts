@@ -106,7 +106,6 @@ export class LoginService {
   /** Client, throttle, lockout and authenticators: what a session would be made of, or a refusal. */
   private async verify(input: LoginInput): Promise<Verified> {
     const { core } = this;
-    const g = core.config.global;
     const { client, request, audit } = input.certificate ? await this.validateCertificate(input, input.certificate) : await this.validateClient(input);
     const authenticators = client.authenticators.flatMap((id) => {
       const a = core.authenticator(id);
@@ -141,7 +140,7 @@ export class LoginService {
       const session: CreateSessionInput = {
         type: a.sessionType,
         // The seed's 2.1: an anonymous session obtained without a client shows no clientId.
-        clientId: client.id === g['server.defaultclient'] && result.principal === null ? '' : client.id,
+        clientId: client.id === core.config.settings.defaultClient && result.principal === null ? '' : client.id,
         principal: result.principal,
         level: result.level,
         authenticator: id,
@@ -173,8 +172,8 @@ export class LoginService {
 
   /** The client named by `clientid` (or the default one), validated by its clientcred when it has a secret. */
   private async validateClient(input: LoginInput): Promise<{ client: ClientConfig; request: AuthenticationRequest; audit: Record<string, string> }> {
-    const g = this.core.config.global;
-    const clientId = input.params[g['auth.token.name.client']] || g['server.defaultclient'];
+    const { credentialNames, defaultClient } = this.core.config.settings;
+    const clientId = input.params[credentialNames.client] || defaultClient;
     const audit = { client: clientId, peer: input.peer };
     const client = this.core.client(clientId);
     if (!client) {
@@ -207,12 +206,12 @@ export class LoginService {
 
   /** Client validation; its failures count against the address like any failed login. */
   private async validate(client: ClientConfig, input: LoginInput, audit: Record<string, string>): Promise<AuthenticationRequest> {
-    const g = this.core.config.global;
+    const names = this.core.config.settings.credentialNames;
     const p = input.params;
     try {
       const opened = await openCredentialParams(
         client,
-        { clientcred: p[g['auth.token.name.clientcred']], user: p[g['auth.token.name.user']], password: p[g['auth.token.name.password']], token: p[g['auth.token.name.token']] },
+        { clientcred: p[names.clientcred], user: p[names.user], password: p[names.password], token: p[names.token] },
         this.core.now(),
         this.core.nonces,
       );

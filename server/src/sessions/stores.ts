@@ -7,7 +7,7 @@ import type { SessionStore } from './session-store';
  * `session.maxSessions`; `redis` shared by every instance on the same Redis and prefix.
  */
 export function createSessionStore(config: SvcConfig, now: () => number): SessionStore {
-  const maxSessions = config.global['session.maxSessions'];
+  const maxSessions = config.settings.session.maxSessions;
   if (config.sessions.store === 'memory') return new MemorySessionStore({ maxSessions, now });
   const { url, password, prefix, commandTimeoutMs } = config.sessions.redis;
   // Loaded when configured: every svc process (the CLI's too) would otherwise load ioredis at start.

@@ -103,9 +103,9 @@ export interface SearchAnswer {
 
 /** SEARCH with the configured default and maximum page size. */
 export async function searchSubjects(core: Core, contextId: string, input: SearchInput): Promise<SearchAnswer> {
-  const g = core.config.global;
+  const { search } = core.config.settings;
   const offset = input.offset ?? 0;
-  const quantity = Math.min(input.quantity ?? g['search.defaultQuantity'], g['search.maxQuantity']);
+  const quantity = Math.min(input.quantity ?? search.defaultQuantity, search.maxQuantity);
   const page = await core.subjects.search(contextId, { search: input.search, filter: input.filter, offset, quantity });
   return { results: page.results.map((s) => core.subjects.view(contextId, s)), offset, quantity, total: page.total };
 }

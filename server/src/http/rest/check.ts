@@ -151,7 +151,7 @@ export async function answerCheck(core: Core, req: Request, res: Response, opera
     const code = state.sessionExpired ? 'session_expired' : 'access_denied';
     res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="${code}"`);
   }
-  const status = allowed ? 200 : core.config.global['authz.denyStatus'];
+  const status = allowed ? 200 : core.config.settings.denyStatus;
   if (head) {
     res.status(status).end();
     return;

@@ -193,7 +193,7 @@ export class RestRouter {
   /** Serves a match whose parameters `params` checked, after the authentication filter. */
   async serve(match: RestMatch, params: Params, req: Request, res: Response): Promise<void> {
     const { resource, authz } = match.route;
-    if (resource) await readRawBody(req, res, this.core.config.global['body.limit']);
+    if (resource) await readRawBody(req, res, this.core.config.settings.bodyLimitBytes);
     // The context exists (404 otherwise), asked only now that the caller is known.
     if (params.contextId !== undefined) this.core.subjects.context(params.contextId);
     if (resource) return serveResource(this.core, resource, req, res, params);

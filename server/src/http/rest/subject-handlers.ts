@@ -51,9 +51,9 @@ export async function deleteSubject(core: Core, req: Request, res: Response, con
 }
 
 export async function searchSubjects(core: Core, req: Request, res: Response, contextId: string): Promise<void> {
-  const max = core.config.global['search.maxQuantity'];
+  const max = core.config.settings.search.maxQuantity;
   const offset = integerParam(req, 'offset', 0);
-  const quantity = integerParam(req, 'quantity', core.config.global['search.defaultQuantity'], max);
+  const quantity = integerParam(req, 'quantity', core.config.settings.search.defaultQuantity, max);
   const body = await operations.searchSubjects(core, contextId, { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), offset, quantity });
   sendDocument(req, res, 200, body as unknown as WireDocument, { xmlRoot: 'search' });
 }

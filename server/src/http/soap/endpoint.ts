@@ -62,7 +62,7 @@ function wantsWsdl(req: Request): boolean {
 
 /** One SOAP call, from its bytes to its answer; any refusal is thrown and becomes a fault. */
 async function call(core: Core, req: Request, res: Response, version: SoapVersion): Promise<void> {
-  await readRawBody(req, res, core.config.global['body.limit']);
+  await readRawBody(req, res, core.config.settings.bodyLimitBytes);
   const { headers, operation } = readEnvelope(bodyText(req), version);
   if (operation.ns !== SVC_NS || !isOperationName(operation.local)) {
     throw new InvalidRequest(`the Body names no operation of ${SVC_NS}`);

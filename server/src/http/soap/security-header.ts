@@ -44,14 +44,14 @@ function fieldsOf(header: XmlElement): Partial<Record<Field, string>> {
 /** The transient session of a header-authenticated call; a failed login is its refusal (401, 429). */
 export async function headerSession(core: Core, header: XmlElement, peer: string): Promise<Session> {
   const fields = fieldsOf(header);
-  const g = core.config.global;
+  const configured = core.config.settings.credentialNames;
   const params: Record<string, string> = Object.create(null) as Record<string, string>;
   const names: Record<Field, string> = {
-    clientId: g['auth.token.name.client'],
-    clientcred: g['auth.token.name.clientcred'],
-    token: g['auth.token.name.token'],
-    user: g['auth.token.name.user'],
-    password: g['auth.token.name.password'],
+    clientId: configured.client,
+    clientcred: configured.clientcred,
+    token: configured.token,
+    user: configured.user,
+    password: configured.password,
   };
   for (const field of FIELDS) if (fields[field] !== undefined) params[names[field]] = fields[field];
   return loginServiceOf(core).transient({ params, peer });
