@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfigFile, buildConfig } from '../server/src/config/load';
+import { ConfigError, buildConfig, readConfigDocument } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { acceptingPlaceholders } from '../common/src/config/published-schema';
 import { demoConfigOfEnvironment, demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
@@ -147,7 +147,8 @@ async function server(argv: string[]): Promise<void> {
   const port = portOption(values.port, SERVER_USAGE);
   const log = createLogger();
   let config;
-  if (path) config = loadConfigFile(path);
+  let document: unknown;
+  if (path) config = buildConfig((document = readConfigDocument(path)));
   else if (workers !== undefined) throw new UsageError('svc server --workers needs --config FILE: the embedded demo keeps its subjects in SQLite and its sessions in memory', SERVER_USAGE);
   else {
     log.info('no --config given: the core alone on the embedded demo configuration (`svc demo` adds the gateway and the portal)');
@@ -160,7 +161,9 @@ async function server(argv: string[]): Promise<void> {
     port: port ?? Number(process.env.SVC_PORT ?? config.server.port),
     dataDir: process.env.SVC_DATA_DIR ?? config.server.dataDir,
   };
-  config = buildConfig({ ...structuredClone(config), server: { ...config.server, ...overrides } }, {});
+  // The file again with the overrides: a built configuration is no document (its `global` is `settings`).
+  const file = document as Record<string, unknown>;
+  config = buildConfig({ ...file, server: { ...(file.server as object | undefined), ...overrides } });
   if (workers !== undefined) {
     const { assertCoreStoresShared, superviseCoreWorkers } = await import('../server/src/workers');
     // The primary supervises; each worker runs this same command and serves (a changed file is checked again).

@@ -48,9 +48,14 @@ export function buildConfig(document: unknown, env: NodeJS.ProcessEnv = process.
   return deepFreeze({ ...sections, settings: settingsOf(global) });
 }
 
-/** Reads, substitutes, validates and freezes a configuration file. */
-export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): SvcConfig {
+/** The parsed JSON of a configuration file, as written (no substitution, no validation). */
+export function readConfigDocument(path: string): unknown {
   const read = readJsonFile(path);
   if ('problems' in read) throw new ConfigError(read.problems);
-  return buildConfig(read.document, env);
+  return read.document;
+}
+
+/** Reads, substitutes, validates and freezes a configuration file. */
+export function loadConfigFile(path: string, env: NodeJS.ProcessEnv = process.env): SvcConfig {
+  return buildConfig(readConfigDocument(path), env);
 }
