@@ -10,6 +10,7 @@ import { gatewayRedis } from './gateway-redis';
 import { ldap } from './ldap';
 import { login } from './login';
 import { portal } from './portal';
+import { portalRequests } from './portal-requests';
 import { postgres } from './postgres';
 import { read } from './read';
 import { search } from './search';
@@ -22,4 +23,4 @@ import { workers } from './workers';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, portalRequests, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory];

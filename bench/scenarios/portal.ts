@@ -2,36 +2,13 @@ import { withCore } from '../lib/core';
 import { withChild } from '../lib/child';
 import { withGateway } from '../lib/gateway';
 import { rawLoop } from '../lib/raw-loop';
+import { requestsPerPage } from '../lib/page-requests';
 import { loadRow, type Row, type Scenario } from '../lib/scenario';
 import type { PortalReady } from '../servers/portal';
 
 const MIN_RATIO = 0.7;
 /** As in the gateway scenario: both the pages and the check compared at the gateway's capacity. */
 const SATURATING = 4;
-const SAMPLE_PAGES = 10;
-
-/** Requests the gateway has answered on its /api routes (not /health, /ready, /metrics). */
-async function gatewayApiRequests(gatewayUrl: string): Promise<number> {
-  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith('svc_gateway_request_duration_seconds_count{') && !/route="\/(health|ready|metrics)"/.test(line)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return total;
-}
-
-/** The gateway requests one render of `path` makes, averaged over a few sequential renders after a warm one. */
-async function requestsPerPage(portal: PortalReady, gatewayUrl: string, path: string, cookie: string): Promise<number> {
-  const get = async () => {
-    const response = await fetch(`${portal.url}${path}`, { headers: { cookie, accept: 'text/html' } });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`${path}: ${response.status}`);
-  };
-  await get();
-  const before = await gatewayApiRequests(gatewayUrl);
-  for (let i = 0; i < SAMPLE_PAGES; i++) await get();
-  return ((await gatewayApiRequests(gatewayUrl)) - before) / SAMPLE_PAGES;
-}
 
 /**
  * Portal pages (issue 14): bob's home page (Self-Service) and alice's Administration page (User
@@ -55,7 +32,7 @@ export const portal: Scenario = {
           const rows: Row[] = [check];
           for (const [who, page, label] of [['bob', 'home', 'home page (Self-Service), bob'], ['alice', 'admin', 'Administration (User Admin, 20 results), alice']] as const) {
             const path = `${p.root}/page/${page}`;
-            const perPage = await requestsPerPage(p, gw.url, path, p.cookies[who]);
+            const perPage = await requestsPerPage({ portalUrl: p.url, gatewayUrl: gw.url, cookie: p.cookies[who] }, path);
             await gw.settle();
             const measured = await rawLoop({ ...base, connections: many, origin: p.url, path, headers: { Accept: 'text/html', Cookie: p.cookies[who] } });
             const row = loadRow(`portal ${label}, ${many} connections`, measured, { unit: 'pages/s', note: `${perPage} gateway requests per page` });

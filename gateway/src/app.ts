@@ -135,6 +135,8 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
       if (logsRequest(requestLog, res.statusCode)) lines.info({ method: req.method, path, route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100 }, 'request');
     });
     if (OPS_PATHS.has(path) && (req.method === 'GET' || req.method === 'HEAD')) {
+      // Counted apart from the portal's requests (a scrape is not a request of a page).
+      res.locals.route = path;
       app(req, res);
       return;
     }
