@@ -8,6 +8,11 @@
  *
  * Portlets get a `SvcGateway` (this client bound to the request's principal) as the request
  * attribute `GATEWAY_ATTRIBUTE`; they never hold a core session, a client secret or the portal secret.
+ *
+ * What a page costs at the gateway (issue 28): a context's definition (`GET {gw}/api/contexts/{c}`)
+ * changes only when the core's configuration is reloaded, so it is kept per gateway for
+ * DEFINITION_LIFETIME_MS and shared by every principal and every concurrent render; and within one
+ * portal request, windows asking for the same document share one answer (`SvcGateway`).
  */
 import { Agent, request } from 'undici';
 import { ASSERTION_HEADER, signPrincipalAssertion } from '../../common/src/assertion/principal-assertion';
@@ -23,6 +28,16 @@ export { SvcClientError, type SvcErrorCode } from '../../client/src/errors';
 
 /** The request attribute under which a portlet finds its `SvcGateway`. */
 export const GATEWAY_ATTRIBUTE = 'svc.gateway';
+
+/**
+ * How long a context's definition is used before the gateway is asked again. Definitions change only
+ * on a core configuration reload, which a page then shows within this time (a form built from the old
+ * one meets the core's refusal of what it no longer takes, in words).
+ */
+export const DEFINITION_LIFETIME_MS = 30_000;
+
+/** `/contexts/{c}`: the definition of one context, the same for every principal who may read it. */
+const DEFINITION_PATH = /^\/contexts\/[^/?#]+$/;
 
 /** A visitor's core state, sealed by the gateway (SPEC 9): the portal carries it and never opens it. */
 export const VISITOR_STATE_HEADER = 'X-Svc-Visitor-State';
@@ -99,6 +114,8 @@ export class GatewayClient {
   readonly #failedUntil: number[];
   readonly #agent: Agent;
   readonly #now: () => number;
+  /** Context definitions by gateway and path: the answer (or the request under way) and until when it is used. */
+  readonly #definitions = new Map<string, { until: number; answer: Promise<GatewayResponse> }>();
   #next = 0;
 
   constructor(private readonly options: GatewayClientOptions) {
@@ -120,7 +137,7 @@ export class GatewayClient {
       const url = new URL(`${this.#gateways[index]}/api${req.path}`);
       for (const [name, value] of Object.entries(req.query ?? {})) if (value !== undefined) url.searchParams.append(name, String(value));
       try {
-        return await this.#send<T>(principal, req, url);
+        return isDefinitionRequest(req) ? await this.#definition<T>(index, principal, req, url) : await this.#send<T>(principal, req, url);
       } catch (error) {
         if (error instanceof SvcClientError) throw error;
         const code = (error as { code?: string }).code ?? (error as { cause?: { code?: string } }).cause?.code;
@@ -252,6 +269,31 @@ export class GatewayClient {
     return { status: answer.statusCode, headers: answerHeaders, body: parsed as T | undefined };
   }
 
+  /**
+   * A context's definition from gateway `index`: the one held for it while fresh, else asked for
+   * (concurrent askers share that request). A failed request is not kept; a caller who shared
+   * another principal's failed request asks on its own (the failure may be that principal's alone).
+   */
+  async #definition<T>(index: number, principal: GatewayPrincipal, req: GatewayRequest, url: URL): Promise<GatewayResponse<T>> {
+    const key = `${index} ${req.path}`;
+    const now = this.#now();
+    const held = this.#definitions.get(key);
+    if (held !== undefined && held.until > now) {
+      try {
+        return (await held.answer) as GatewayResponse<T>;
+      } catch {
+        return this.#send<T>(principal, req, url);
+      }
+    }
+    const answer = this.#send<T>(principal, req, url).then(frozen);
+    const entry = { until: now + DEFINITION_LIFETIME_MS, answer };
+    this.#definitions.set(key, entry);
+    answer.catch(() => {
+      if (this.#definitions.get(key) === entry) this.#definitions.delete(key);
+    });
+    return answer;
+  }
+
   /** Round-robin over the gateways not skipped (all of them, when every one is). */
   #pick(tried: Set<number>): number {
     const now = this.#now();
@@ -273,6 +315,12 @@ export class GatewayClient {
  * `{gw}/api` (`apiPath('contexts', c, 'subjects', s)` encodes the segments).
  */
 export class SvcGateway {
+  /**
+   * The GETs of this portal request by path and query: two windows of one page that need the same
+   * document share one request and one (frozen) answer. Any write forgets them all.
+   */
+  readonly #reads = new Map<string, Promise<GatewayResponse>>();
+
   constructor(
     private readonly client: GatewayClient,
     readonly principal: GatewayPrincipal,
@@ -280,8 +328,17 @@ export class SvcGateway {
   ) {}
 
   async request<T = unknown>(req: GatewayRequest): Promise<GatewayResponse<T>> {
+    if (req.method === 'GET' && req.headers === undefined) {
+      const key = `${req.path} ${JSON.stringify(req.query ?? {})}`;
+      let read = this.#reads.get(key);
+      if (read === undefined) this.#reads.set(key, (read = this.client.request(this.principal, req).then(frozen)));
+      return read as Promise<GatewayResponse<T>>;
+    }
     const answer = await this.client.request<T>(this.principal, req);
-    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') this.onWrite?.(req.path);
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'OPTIONS') {
+      this.#reads.clear();
+      this.onWrite?.(req.path);
+    }
     return answer;
   }
 
@@ -302,6 +359,22 @@ export class SvcGateway {
   evaluations(items: readonly Evaluation[]): Promise<boolean[]> {
     return this.client.evaluations(this.principal, items);
   }
+}
+
+function isDefinitionRequest(req: GatewayRequest): boolean {
+  return req.method === 'GET' && req.query === undefined && req.headers === undefined && DEFINITION_PATH.test(req.path);
+}
+
+/** An answer several callers share, made read-only so that none can change what the others see. */
+function frozen<T>(answer: GatewayResponse<T>): GatewayResponse<T> {
+  deepFreeze(answer);
+  return answer;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const inner of Object.values(value)) deepFreeze(inner);
 }
 
 /** `/a/b%2Fc`: a path under `{gw}/api` from its segments, each encoded. */

@@ -5,7 +5,7 @@
  */
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { SvcAccessDeniedError, SvcNotFoundError, SvcTransportError } from '../../client/src/errors';
-import { GatewayClient, apiPath } from '../../portlet-adapter/src/gateway-client';
+import { DEFINITION_LIFETIME_MS, GatewayClient, apiPath } from '../../portlet-adapter/src/gateway-client';
 import { PORTAL_SECRET } from './portal-helpers';
 import { verifyingGateway, type VerifyingGateway } from './verifying-gateway';
 
@@ -28,6 +28,8 @@ function fakeGateway(index: number, seen: Seen[]): Promise<VerifyingGateway> {
     } else if (req.url!.endsWith('/access/v1/evaluations')) {
       const items = (JSON.parse(body) as { evaluations: { action: { name: string } }[] }).evaluations;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ evaluations: items.map((item) => (item.action.name === 'READ' ? { decision: true } : { error: { code: 'x' } })) }));
+    } else if (/\/contexts\/[^/]+$/.test(req.url!)) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ context: { id: req.url!.slice(req.url!.lastIndexOf('/') + 1), attributes: { mail: { type: 'email' } } } }));
     } else res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true }));
   });
 }
@@ -81,6 +83,49 @@ describe('the gateway client', () => {
     await bound.get('/session');
     await bound.put('/contexts/employees/subjects/bob', {});
     expect(writes).toEqual(['/contexts/employees/subjects/bob']);
+    await client.close();
+  });
+
+  test('a context\'s definition is asked of each gateway once per DEFINITION_LIFETIME_MS, whoever asks, concurrent askers sharing the request; its answer is read-only; a failure is not kept', async () => {
+    let now = 1_000_000;
+    const client = new GatewayClient({ gateways: [gateways[0].url, gateways[1].url], portalId: 'demo-portal', secret: PORTAL_SECRET, now: () => now });
+    const alice = { ...bob, user: { contextId: 'employees', uniqueId: 'alice' } };
+    const definition = (who: typeof bob) => client.request<{ context: { attributes: Record<string, unknown> } }>(who, { method: 'GET', path: '/contexts/employees' });
+    seen.length = 0;
+    await Promise.all([definition(bob), definition(alice), definition(bob), definition(alice)]);
+    for (let i = 0; i < 4; i++) await definition(i % 2 ? alice : bob);
+    expect(seen.map((s) => `${s.gateway} ${s.url}`)).toEqual(['0 /gw/api/contexts/employees', '1 /gw/api/contexts/employees']);
+    const answer = await definition(bob);
+    expect(Object.isFrozen(answer.body!.context.attributes)).toBe(true);
+    expect(() => {
+      answer.body!.context.attributes.mail = {};
+    }).toThrow(TypeError);
+    now += DEFINITION_LIFETIME_MS;
+    await definition(bob);
+    expect(seen).toHaveLength(3);
+    // Anything else is asked every time: a subject, a query, a failed definition.
+    seen.length = 0;
+    await definition(bob);
+    await client.request(bob, { method: 'GET', path: '/contexts/employees/subjects/bob' });
+    await client.request(bob, { method: 'GET', path: '/contexts/employees/subjects/bob' });
+    await expect(client.request(bob, { method: 'GET', path: '/contexts/missing' })).rejects.toBeInstanceOf(SvcNotFoundError);
+    await expect(client.request(bob, { method: 'GET', path: '/contexts/missing' })).rejects.toBeInstanceOf(SvcNotFoundError);
+    expect(seen.map((s) => s.url)).toEqual(['/gw/api/contexts/employees', '/gw/api/contexts/employees/subjects/bob', '/gw/api/contexts/employees/subjects/bob', '/gw/api/contexts/missing', '/gw/api/contexts/missing']);
+    await client.close();
+  });
+
+  test('within one bound request (one portal request), the same GET is sent once and its answer shared; a write forgets what was read', async () => {
+    const client = new GatewayClient({ gateways: [gateways[0].url], portalId: 'demo-portal', secret: PORTAL_SECRET });
+    const bound = client.bind(bob);
+    const path = apiPath('contexts', 'employees', 'subjects', 'bob');
+    seen.length = 0;
+    const [first, second] = await Promise.all([bound.get(path), bound.get(path)]);
+    expect(first).toBe(second);
+    await bound.get(path, { q: '1' });
+    await bound.put(path, {});
+    await bound.get(path);
+    await client.bind(bob).get(path);
+    expect(seen.map((s) => `${s.method} ${s.url}`)).toEqual([`GET /gw/api${path}`, `GET /gw/api${path}?q=1`, `PUT /gw/api${path}`, `GET /gw/api${path}`, `GET /gw/api${path}`]);
     await client.close();
   });
 });

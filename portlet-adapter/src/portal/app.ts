@@ -11,8 +11,7 @@ import { malformedPathEscape } from '../../../common/src/http/path-encoding';
 import type { PortalDeps } from './deps';
 import { portalErrorHandler } from './error-handler';
 import { restPassThrough } from './rest-pass-through';
-import { addressOf, type Identity } from './identity';
-import { SvcClientError } from '../../../client/src/errors';
+import type { Identity } from './identity';
 import { action } from './routes/action';
 import { login, loginPage, logout, logoutPage } from './routes/login';
 import { home, page } from './routes/pages';
@@ -65,11 +64,13 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
         res.setHeader('Allow', Object.keys(route.methods).join(', '));
         return next(new MethodNotAllowed(`${req.method} is not allowed here.`));
       }
-      currentIdentity(deps, req, res)
-        .then((identity) => {
-          res.locals.identity = identity;
-          return handler(deps, req, res, identity);
-        })
+      // A user's session is not confirmed with svc beforehand: the gateway's answer to any of the
+      // request's own calls says when svc revoked it, and the gateway client's hook ends it then
+      // (SPEC 10.2; a page rendered for it is rendered again for the visitor: routes/pages.ts).
+      const identity = deps.identities.of(req, res);
+      res.locals.identity = identity;
+      Promise.resolve()
+        .then(() => handler(deps, req, res, identity))
         .catch(next);
     });
   }
@@ -79,25 +80,6 @@ export function createPortalApp(deps: PortalDeps, ready: () => Promise<boolean>)
   app.use((_req, _res, next) => next(new NotFound('There is no such page.')));
   app.use(portalErrorHandler(deps));
   return app;
-}
-
-/**
- * The request's identity. A logged-in user's portal session is confirmed with svc first (SPEC 10.2:
- * a password change or reset, a disable or a delete ends it on its next request): when the gateway
- * says its core session was revoked, the gateway client's hook has ended it and the request is a
- * visitor's. Any other failure leaves the user as they were (the windows say what failed).
- */
-async function currentIdentity(deps: PortalDeps, req: Request, res: Response): Promise<Identity> {
-  const identity = deps.identities.of(req, res);
-  if (identity.kind !== 'user') return identity;
-  try {
-    await deps.gateway.request(deps.identities.principalOf(identity, addressOf(req)), { method: 'GET', path: '/session' });
-    return identity;
-  } catch (error) {
-    if (!(error instanceof SvcClientError) || error.code !== 'session_revoked') return identity;
-  }
-  deps.sessions.end(identity.cookie);
-  return deps.identities.of(req, res);
 }
 
 /** A request id (ours, never the client's), one JSON log line and one histogram sample per request; the query (which may hold a CSRF token) is never logged. */

@@ -8,6 +8,7 @@ import { PortletMode, type ActionRequest, type ActionResponse, type PortletReque
 import { displayValue, labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
+import { keepWritten, takeWritten } from '../shared/written';
 import { actionForm, button, checkboxes, details, field, html, link, message, type Html } from '../shared/markup';
 import { svcOf, svcUserOf, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
@@ -72,9 +73,10 @@ export class SelfServicePortlet extends SvcPortlet {
     await this.show(response, 'see this profile', async () => {
       const svc = svcOf(request);
       const subjectId = principalName(user);
+      const written = takeWritten(request, user.contextId, user.uniqueId);
       const [definition, read, [mayUpdate, mayChangePassword]] = await Promise.all([
         svc.context(user.contextId),
-        svc.read(user.contextId, user.uniqueId),
+        written ?? svc.read(user.contextId, user.uniqueId),
         svc.evaluate([
           { action: 'UPDATE', resource: { type: 'subject', id: subjectId } },
           { action: 'UPDATE', resource: { type: 'subject.password', id: subjectId } },
@@ -139,7 +141,8 @@ export class SelfServicePortlet extends SvcPortlet {
     const { contextId, uniqueId, svc } = this.user(request);
     const definition = await svc.context(contextId);
     const attributes = postedAttributes(request, definition, selfWritable(definition), true);
-    await svc.update(contextId, uniqueId, attributes, param(request, 'etag') || undefined);
+    const written = await svc.update(contextId, uniqueId, attributes, param(request, 'etag') || undefined);
+    keepWritten(request, { contextId, ...written });
     setFlash(request, { kind: 'success', message: 'Your profile was saved.' });
     response.setRenderParameter('view', 'profile');
   }

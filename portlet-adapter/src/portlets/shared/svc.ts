@@ -55,10 +55,10 @@ export class Svc {
     return (await this.gateway.post<{ subject: Subject }>(apiPath('contexts', contextId, 'subjects'), { subject: { uniqueId, attributes } })).body!.subject;
   }
 
-  /** `etag` makes a repeated or stale form fail with 412 instead of writing twice. */
-  async update(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue | null>, etag: string | undefined): Promise<Subject> {
+  /** `etag` makes a repeated or stale form fail with 412 instead of writing twice. The subject as written, with its new ETag. */
+  async update(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue | null>, etag: string | undefined): Promise<{ subject: Subject; etag?: string }> {
     const answer = await this.gateway.put<{ subject: Subject }>(subjectPath(contextId, uniqueId), { subject: { attributes } }, etag ? { 'If-Match': etag } : undefined);
-    return answer.body!.subject;
+    return { subject: answer.body!.subject, etag: answer.headers.etag };
   }
 
   async remove(contextId: string, uniqueId: string): Promise<void> {

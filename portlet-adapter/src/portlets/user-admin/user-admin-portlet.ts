@@ -11,6 +11,7 @@ import { labelOf, readableAttributes, type ContextDefinition } from '../shared/d
 import { describeFailure, type Failure } from '../shared/failure';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
+import { takeWritten, keepWritten } from '../shared/written';
 import { actionForm, button, checkboxes, field, html, link, message, type Html } from '../shared/markup';
 import { svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
@@ -112,12 +113,13 @@ export class UserAdminPortlet extends SvcPortlet {
       const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: principalName({ contextId, uniqueId: state.subject }) } }]);
       return mayDelete ? deleteConfirmation(response, state, state.subject) : message('error', `You are not allowed to delete ${state.subject}.`);
     }
-    if (state.view === 'show' || state.view === 'edit') return this.oneSubject(response, svc, contextId, state, flash);
+    if (state.view === 'show' || state.view === 'edit') return this.oneSubject(request, response, svc, contextId, state, flash);
     return this.list(request, response, svc, contextId, state, flash);
   }
 
-  private async oneSubject(response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
-    const [definition, read, answers] = await Promise.all([svc.context(contextId), svc.read(contextId, state.subject), svc.evaluate(rowQuestions(contextId, state.subject))]);
+  private async oneSubject(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
+    const written = takeWritten(request, contextId, state.subject);
+    const [definition, read, answers] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject), svc.evaluate(rowQuestions(contextId, state.subject))]);
     const may = rowRights(answers, 0);
     if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
     return subjectDetails(response, state, definition, read.subject, may);
@@ -179,7 +181,8 @@ export class UserAdminPortlet extends SvcPortlet {
     const writeOnly = entries.filter(([, d]) => d.mutability === 'writeOnly').map(([n]) => n);
     // Write-only values are never shown, so an empty field keeps them; an emptied visible field removes its attribute.
     const attributes = { ...postedAttributes(request, definition, editable, true), ...postedAttributes(request, definition, writeOnly) };
-    await svc.update(contextId, target, attributes, param(request, 'etag') || undefined);
+    const written = await svc.update(contextId, target, attributes, param(request, 'etag') || undefined);
+    keepWritten(request, { contextId, ...written });
     setFlash(request, { kind: 'success', message: `${target} was saved.` });
     response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: target }));
   }

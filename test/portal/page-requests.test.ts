@@ -1,0 +1,62 @@
+/**
+ * What a portal page costs at the gateway (issue 28), counted on the gateway's /metrics exactly as
+ * the bench's portal-requests scenario counts them (bench/lib/page-requests.ts): the demo portal, a
+ * real gateway and a real core on port 0. Counts, not timings: bob's home page and alice's
+ * Administration page take at most 2 gateway requests a view, bob's "Edit profile" save (the action
+ * and the page after it) at most 3.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { requestsPerPage, requestsPerProfileSave, type CountTarget } from '../../bench/lib/page-requests';
+import type { RunningGateway } from '../../gateway/src/index';
+import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
+import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
+import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
+import { demoPortalDocument } from '../../server/src/demo/demo-portal';
+import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { startTestGateway } from '../gateway/gateway-helpers';
+
+describe('gateway requests per portal page (issue 28)', () => {
+  let core: TestServer;
+  let gateway: RunningGateway;
+  let portal: RunningPortal;
+  let dir: string;
+
+  beforeAll(async () => {
+    core = await startTestServer();
+    gateway = await startTestGateway([core.baseUrl]);
+    dir = mkdtempSync(join(tmpdir(), 'svc-page-requests-'));
+    const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
+    portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: 'silent' }), defaultMetrics: false });
+  }, 60_000);
+  afterAll(async () => {
+    await portal?.close();
+    await gateway?.close();
+    await core?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const as = (uniqueId: string, roles: string[]): CountTarget => ({
+    portalUrl: portal.url,
+    gatewayUrl: gateway.url,
+    cookie: `${PORTAL_SESSION_COOKIE}=${portal.deps.sessions.create({ contextId: 'employees', uniqueId }, roles).cookie}`,
+  });
+
+  test('bob\'s home page (Self-Service): at most 2 a view', async () => {
+    expect(await requestsPerPage(as('bob', ['user']), '/portal/page/home')).toBeLessThanOrEqual(2);
+  });
+
+  test('alice\'s Administration page (User Admin): at most 2 a view', async () => {
+    expect(await requestsPerPage(as('alice', ['admin']), '/portal/page/admin')).toBeLessThanOrEqual(2);
+  });
+
+  test('bob\'s "Edit profile" save, the action and the page after it: at most 3, and the page shows what was written', async () => {
+    const bob = as('bob', ['user']);
+    expect(await requestsPerProfileSave(bob, '/portal', { givenName: 'Roberto' })).toBeLessThanOrEqual(3);
+    expect((await core.core.subjects.read('employees', 'bob')).attributes.givenName).toBe('Roberto');
+    const page = await (await fetch(`${portal.url}/portal/page/home`, { headers: { cookie: bob.cookie } })).text();
+    expect(page).toContain('Roberto');
+  });
+});
