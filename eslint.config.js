@@ -2,7 +2,7 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -36,6 +36,8 @@ const NOT_RUN: Record<string, string> = {
     'the two commands themselves: npm start runs until stopped, and npm test runs this test',
   'docs/api.md: curl --cacert server-ca.pem --cert job.pem --key job.key -X POST -c jar https://127.0.0.1:8080/svc/login':
     'needs a core serving HTTPS with clientCA and a PKI of its own, which test/certificates/ makes and logs in with',
+  'README.md: npm pack --workspace client                      # builds the client, writes svc-client-0.1.0.tgz':
+    'installs into a project outside this checkout, from the registry: test/packaging/client-package.test.ts packs and installs the client that way',
   'docs/operations.md: npm run build':
     'a benchmark (two runs of 10 s each against servers of its own, from a full checkout): measurements, not an example; npm run bench runs it',
 };
