@@ -7,6 +7,7 @@
  *   try { await conn.get('nobody'); }
  *   catch (e) { if (e instanceof SvcClientError && e.code === 'not_found') ...; else throw e; }
  */
+import { brand, isBranded } from '../../common/src/cross-copy-identity';
 import { CLIENT_FAILURE_CODES, PROBLEM_CODES, type ClientFailureCode, type ProblemCode } from '../../common/src/wire/problem-codes';
 
 /** Every code svc's processes send (common/src/wire/problem-codes.ts) and the library's own two. */
@@ -38,6 +39,12 @@ export class SvcClientError extends Error {
     this.status = status;
     this.code = code;
     this.problem = problem;
+    brand(this, new.target, SvcClientError);
+  }
+
+  /** Also an error of another copy of this library (a portlet's @svc/portlet-api beside the portal's): common/src/cross-copy-identity.ts. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
   }
 }
 

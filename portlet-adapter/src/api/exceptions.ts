@@ -1,13 +1,21 @@
 /**
  * The exceptions of `javax.portlet`, plus the two `java.lang` ones whose throwing the JSR-168 rules
  * name (`IllegalStateException`, `IllegalArgumentException`), which TypeScript does not have.
+ * `instanceof` holds across copies of this API in one process (a portlet's @svc/portlet-api beside
+ * the portal's own): common/src/cross-copy-identity.ts.
  */
+import { brand, isBranded } from '../../../common/src/cross-copy-identity';
 
 /** `javax.portlet.PortletException`: a portlet failed; the container shows a short message in its window. */
 export class PortletException extends Error {
   constructor(message?: string, options?: { cause?: unknown }) {
     super(message ?? 'portlet failure', options);
     this.name = new.target.name;
+    brand(this, new.target, PortletException);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
   }
 }
 
@@ -81,6 +89,11 @@ export class IllegalStateException extends Error {
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
+    brand(this, new.target, IllegalStateException);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
   }
 }
 
@@ -89,5 +102,10 @@ export class IllegalArgumentException extends Error {
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
+    brand(this, new.target, IllegalArgumentException);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isBranded(this, value);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * The portlet API (SPEC 10.1): JSR-168's `javax.portlet` with Java types made TypeScript. It
- * imports nothing of the container, the portal or svc: a portlet depends on this folder only.
+ * imports nothing of the container or the portal, and of svc only common/src/cross-copy-identity.ts
+ * (dependency-free): a portlet depends on this folder only.
  */
 export type { ActionRequest } from './action-request';
 export type { ActionResponse } from './action-response';

@@ -2,12 +2,21 @@
  * `javax.portlet.WindowState`: how much of the page a portlet window takes. Names compare
  * case-insensitively; `WindowState.of('Maximized') === WindowState.MAXIMIZED`.
  */
+import { processWide } from '../../../common/src/cross-copy-identity';
+
+const STANDARD_KEY = Symbol.for('svc.portlet-api.WindowState');
+
 export class WindowState {
-  static readonly NORMAL = new WindowState('normal');
-  static readonly MAXIMIZED = new WindowState('maximized');
-  static readonly MINIMIZED = new WindowState('minimized');
+  static readonly NORMAL = WindowState.standard('normal');
+  static readonly MAXIMIZED = WindowState.standard('maximized');
+  static readonly MINIMIZED = WindowState.standard('minimized');
 
   private constructor(private readonly name: string) {}
+
+  /** A standard state: one instance in the process, whichever copy of this API asks (common/src/cross-copy-identity.ts). */
+  private static standard(name: string): WindowState {
+    return processWide(STANDARD_KEY, name, () => new WindowState(name));
+  }
 
   /** The standard state for a name (any letter case), or a new custom state. */
   static of(name: string): WindowState {
