@@ -282,6 +282,11 @@ test(
     expect(portletApi).toContain('dist/portlet-adapter/src/portlet-api.d.ts');
     expect(portletApi).toContain('dist/portlet-adapter/src/gateway-client.js');
     expect(portletApi.filter((path) => /^dist\/(server|gateway|bin)\/|^dist\/portlet-adapter\/src\/(portal|container|portlets)\//.test(path))).toEqual([]);
+    // What its code requires: itself, node's modules and its one dependency, nothing of the servers'.
+    const required = portletApi
+      .filter((path) => path.endsWith('.js'))
+      .flatMap((path) => [...readFileSync(join(ROOT, 'portlet-adapter', path), 'utf8').matchAll(/\brequire\("([^"]+)"\)/g)].map((m) => m[1]));
+    expect([...new Set(required.filter((name) => !name.startsWith('.') && !name.startsWith('node:')))]).toEqual(['undici']);
 
     const servers = await packedFiles();
     for (const path of servers) expect(['package.json', 'README.md'].includes(path) || /^dist\/(bin|server|gateway|portlet-adapter|common|client)\/.+\.(js|d\.ts|json)$/.test(path)).toBe(true);
