@@ -32,7 +32,14 @@ export async function settle(url: string): Promise<void> {
 
 /** Runs `body` against a fresh core server process (servers/core.ts) on the given store (SQLite by default), stopped afterwards. */
 export function withCore<R>(
-  options: { subjects?: number; store?: 'sqlite' | 'postgres' | 'ldap'; nodeArgs?: string[]; tls?: Record<string, string> },
+  options: {
+    subjects?: number;
+    store?: 'sqlite' | 'postgres' | 'ldap';
+    nodeArgs?: string[];
+    tls?: Record<string, string>;
+    /** Another build's dist/bench (the `versus` scenario: an earlier commit's core in the same run). */
+    dir?: string;
+  },
   body: (core: CoreUnderTest) => Promise<R>,
 ): Promise<R> {
   const args = [
@@ -57,6 +64,6 @@ export function withCore<R>(
       };
       return body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url), memory });
     },
-    { nodeArgs: options.nodeArgs },
+    { nodeArgs: options.nodeArgs, dir: options.dir },
   );
 }

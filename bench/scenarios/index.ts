@@ -16,6 +16,7 @@ import { read } from './read';
 import { search } from './search';
 import { sessionMemory } from './session-memory';
 import { soap } from './soap';
+import { versus } from './versus';
 import { workers } from './workers';
 
 /**
@@ -23,4 +24,4 @@ import { workers } from './workers';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, portalRequests, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, portalRequests, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory, versus];
