@@ -9,7 +9,7 @@ import http from 'node:http';
 import express, { type Request, type Response } from 'express';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import { NotFound } from '../../common/src/errors';
-import { expressServerOptions } from '../../common/src/http/express-prototypes';
+import { adoptExpressExchange, expressServerOptions } from '../../common/src/http/express-prototypes';
 import { malformedPathEscape } from '../../common/src/http/path-encoding';
 import { opsRouter, type Readiness } from '../../common/src/http/ops';
 import { DEFAULT_LOG, logsRequest, type LogSettings } from '../../common/src/request-log-settings';
@@ -120,12 +120,7 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
   };
 
   const listener: http.RequestListener = (incoming, outgoing) => {
-    // Born express objects (the server is created with `options`).
-    const req = incoming as Request;
-    const res = outgoing as Response;
-    req.res = res;
-    req.originalUrl = req.url;
-    res.locals = {};
+    const { req, res } = adoptExpressExchange(incoming, outgoing);
     const end = deps.metrics.requests.startTimer();
     const { path } = splitTarget(req.url);
     res.on('finish', () => {

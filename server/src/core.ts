@@ -29,6 +29,12 @@ import type { SubjectStore } from './subjects/store';
 import { createSubjectStore } from './subjects/stores';
 import { fold, valuesOf } from './subjects/subject';
 import { SubjectService } from './subjects/subject-service';
+import { SubjectOperations } from './subjects/subject-operations';
+import { Registrations } from './flows/registration';
+import { ForgottenPassword } from './flows/forgotten-password';
+import { Accounts } from './login/account';
+import { LoginService } from './login/login-service';
+import { Decisions } from './policy/decisions';
 
 export interface CoreOptions {
   logger?: Logger;
@@ -74,8 +80,16 @@ export class Core {
   readonly lockout: LockoutStore;
   readonly subjects: SubjectService;
   readonly now: () => number;
-  /** Registration attempts per address, failed ones too (SPEC section 7). */
-  readonly registrations: AttemptLimiter;
+  /** Registrations, with their attempts per address (SPEC section 7). */
+  readonly registrations: Registrations;
+  /** Every authorization decision, of every transport. */
+  readonly decisions: Decisions;
+  /** The subject operations after authorization, for every transport. */
+  readonly subjectOperations: SubjectOperations;
+  /** Own password changes and lifted locks. */
+  readonly accounts: Accounts;
+  readonly logins: LoginService;
+  readonly forgottenPassword: ForgottenPassword;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
@@ -105,8 +119,30 @@ export class Core {
       now: this.now,
       maxSessionsPerPrincipal: () => this.config.settings.session.maxSessionsPerPrincipal,
     });
-    this.registrations = this.attemptLimiter('registrations', () => ({ limit: this.config.settings.registrationLimit.perAddress, window: this.config.settings.registrationLimit.windowSeconds }));
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
+    const current = () => this.derived.config;
+    const rolesOf = (session: Session) => this.rolesOf(session);
+    this.registrations = new Registrations({
+      perAddress: this.attemptLimiter('registrations', () => ({ limit: this.config.settings.registrationLimit.perAddress, window: this.config.settings.registrationLimit.windowSeconds })),
+      subjects: this.subjects,
+      audit: this.audit,
+    });
+    this.decisions = new Decisions({
+      pdp: () => this.derived.pdp,
+      config: current,
+      rolesOf,
+      exists: (contextId, subjectId) => this.subjects.context(contextId).store.exists(contextId, subjectId),
+      metrics: this.metrics,
+      audit: this.audit,
+    });
+    this.subjectOperations = new SubjectOperations({ subjects: this.subjects, registrations: this.registrations, audit: this.audit, rolesOf, config: current });
+    this.accounts = new Accounts({
+      subjects: this.subjects,
+      lockout: this.lockout,
+      hasher: this.hasher,
+      audit: this.audit,
+      endSubjectSessions: (contextId, uniqueId, reason, except) => this.endSubjectSessions(contextId, uniqueId, reason, except),
+    });
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.forgetRoles(contextId, uniqueId);
       // The other cores drop theirs at once; if Redis cannot be told, their cache's bound still holds.
@@ -114,6 +150,9 @@ export class Core {
       if (change !== 'updated') await this.endSubjectSessions(contextId, uniqueId, change);
     });
     this.apply(config);
+    // Last: they read the configuration and the stores above as they are built.
+    this.logins = new LoginService(this);
+    this.forgottenPassword = new ForgottenPassword(this);
   }
 
   /** Attempt limits kept where the sessions are: shared by every core sharing a Redis session store. */

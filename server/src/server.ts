@@ -6,7 +6,7 @@ import type { SvcConfig } from './config/types';
 import { NO_PARTIES, type AuditParties } from './audit';
 import { Core, type CoreOptions } from './core';
 import { createCoreHttp } from './http/listener';
-import { registerConfigReload, type ReloadResult } from './http/config-routes';
+import { servicesOf, type ReloadResult } from './http/services';
 import { guardServer, listen } from '../../common/src/http/listen';
 import { assertCoreStoresShared } from './workers';
 
@@ -32,6 +32,8 @@ export interface ServerOptions extends CoreOptions {
    * when it names a store the workers would not share (each would keep its own data).
    */
   workers?: number;
+  /** What POST {base}/config/reload does in a server started without a file (a test's stand-in for the file's reload). */
+  reload?: (by: AuditParties) => ReloadResult;
 }
 
 /**
@@ -70,7 +72,15 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
     throw error;
   }
   await core.hasher.ready();
-  const { options: httpOptions, listener } = createCoreHttp(core);
+  // Only the process that read a configuration file can reload it (bin/svc.ts); a demo or test server has none.
+  const reloadFromFile = options.configPath
+    ? (by: AuditParties): ReloadResult => {
+        const result = running.reload(undefined, by);
+        if (result.ok) options.onHttpReload?.();
+        return result;
+      }
+    : options.reload;
+  const { options: httpOptions, listener } = createCoreHttp(servicesOf(core, reloadFromFile));
   const tls = config.server.tls;
   const limits = connectionLimits(config.server);
   const server = tls?.cert
@@ -112,12 +122,5 @@ export async function startServer(config: SvcConfig, options: ServerOptions = {}
       await core.close();
     },
   };
-  if (options.configPath) {
-    registerConfigReload(core, (by) => {
-      const result = running.reload(undefined, by);
-      if (result.ok) options.onHttpReload?.();
-      return result;
-    });
-  }
   return running;
 }

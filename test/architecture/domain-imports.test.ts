@@ -39,3 +39,11 @@ test('no domain file imports server/src/http/ or server/src/demo/', () => {
   );
   expect(wrong).toEqual([]);
 });
+
+test('the transport reaches the core in one place: only http/services.ts imports core.ts (issue 26: no handler receives Core)', () => {
+  const core = join(SERVER, 'core');
+  const transport = files(join(SERVER, 'http'));
+  expect(transport.length).toBeGreaterThan(20);
+  const importing = transport.filter((file) => importsOf(file).includes(core)).map((file) => relative(SERVER, file));
+  expect(importing).toEqual(['http/services.ts']);
+});

@@ -5,7 +5,6 @@
  * ended the session (204, no X-Svc-Decision) and `GET {base}/config?isAllowed[]=READ` returned the
  * configuration.
  */
-import { registerConfigReload } from '../../server/src/http/config-routes';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { call, sessionCookies, type Who } from './helpers';
 
@@ -15,13 +14,14 @@ let base: string;
 const reloads: number[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({
+    reload: () => {
+      reloads.push(Date.now());
+      return { ok: true };
+    },
+  });
   base = server.baseUrl;
   who = await sessionCookies(server);
-  registerConfigReload(server.core, () => {
-    reloads.push(Date.now());
-    return { ok: true };
-  });
 });
 afterAll(() => server.stop());
 

@@ -2,7 +2,7 @@
  * The check's contract (SPEC section 6, seed 4.1) form by form, OPTIONS, AuthZEN, the config area,
  * and the bookkeeping every DENY leaves (audit line, metric).
  */
-import { registerConfigReload } from '../../server/src/http/config-routes';
+import type { ReloadResult } from '../../server/src/http/services';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { call, dumpStore, sessionCookies, type Who } from './helpers';
 
@@ -211,14 +211,21 @@ describe('config area', () => {
     expect(config.authenticators.length).toBeGreaterThan(0);
   });
 
-  test('reload: 409 without a configuration file, else the registered reload', async () => {
+  test('reload: 409 without a configuration file, else the server reload', async () => {
     const none = await call(`${base}/config/reload`, { method: 'POST', headers: { cookie: who.SYSTEM } });
     expect([none.status, none.code]).toEqual([409, 'reload_unavailable']);
-    registerConfigReload(server.core, () => ({ ok: false, problems: ['clients[0]: bad'] }));
-    const refused = await call(`${base}/config/reload`, { method: 'POST', headers: { cookie: who.SYSTEM } });
-    expect([refused.status, refused.body?.errors]).toEqual([400, [{ path: 'config', message: 'clients[0]: bad' }]]);
-    registerConfigReload(server.core, () => ({ ok: true }));
-    expect((await call(`${base}/config/reload`, { method: 'POST', headers: { cookie: who.SYSTEM } })).status).toBe(200);
+    let answer: ReloadResult = { ok: false, problems: ['clients[0]: bad'] };
+    const withFile = await startTestServer({ reload: () => answer });
+    try {
+      const system = (await sessionCookies(withFile)).SYSTEM;
+      const reload = `${withFile.baseUrl}/config/reload`;
+      const refused = await call(reload, { method: 'POST', headers: { cookie: system } });
+      expect([refused.status, refused.body?.errors]).toEqual([400, [{ path: 'config', message: 'clients[0]: bad' }]]);
+      answer = { ok: true };
+      expect((await call(reload, { method: 'POST', headers: { cookie: system } })).status).toBe(200);
+    } finally {
+      await withFile.stop();
+    }
   });
 });
 

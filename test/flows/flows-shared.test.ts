@@ -78,7 +78,7 @@ describeWithService(redisRequirement(), 'pre-login flows across two cores', () =
       const statuses = [];
       for (const [i, server] of [a, b, a, b].entries()) statuses.push((await register(server, `reg${i}`)).status);
       expect(statuses).toEqual([201, 201, 201, 429]);
-      await expect(b.core.registrations.attempts('127.0.0.1')).resolves.toBe(4);
+      await expect(b.core.registrations.perAddress.attempts('127.0.0.1')).resolves.toBe(4);
     });
   });
 });

@@ -5,7 +5,7 @@
  * pass the limit; a reset happens once per matching answers. Real server, real SQLite store.
  */
 import { TooManyRequests } from '../../common/src/errors';
-import { forgottenPasswordOf, type FlowSession } from '../../server/src/flows/forgotten-password';
+import type { FlowSession } from '../../server/src/flows/forgotten-password';
 import { startTestServer, TEST_CREDENTIALS, type TestServer, type TestServerOptions } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { rawSend } from '../helpers/tls-http';
@@ -60,14 +60,14 @@ describe('with the default limits', () => {
     expect(right.headers.get('retry-after')).toMatch(/^\d+$/);
     // Two answers per verified attempt, none for a refused one; every attempt is counted.
     expect(server.hasher.stats.started - before).toBe(6);
-    await expect(forgottenPasswordOf(server.core).wrongAnswers.attempts('employees/bob')).resolves.toBe(51);
+    await expect(server.core.forgottenPassword.wrongAnswers.attempts('employees/bob')).resolves.toBe(51);
   });
 
   test('a right answer sent with concurrent wrong ones does not succeed past the limit they reach', async () => {
     const cookieValue = await questions('bob');
     const { session } = await server.core.sessions.resolve(cookieValue);
     const flow: FlowSession = { session: session!, cookieValue, peer: '127.0.0.1' };
-    const forgotten = forgottenPasswordOf(server.core);
+    const forgotten = server.core.forgottenPassword;
     // All in one turn of the event loop, the right answers last, as when they race over the network.
     const attempts = [...Array.from({ length: 20 }, () => forgotten.answer(flow, 'employees', 'bob', ['x', 'y'])), forgotten.answer(flow, 'employees', 'bob', ANSWERS)];
     const settled = await Promise.allSettled(attempts);
@@ -110,6 +110,6 @@ describe('flow starts per address', () => {
     // The visitor whose flow is bound to bob still sees bob's questions.
     expect((await send(forgot('bob'), { cookie: bound, headers: { accept: 'application/json' } })).status).toBe(200);
     expect((await rawSend(forgot('carol'), { localAddress: '127.0.0.2' })).status).toBe(200);
-    await expect(forgottenPasswordOf(server.core).starts.attempts('127.0.0.1')).resolves.toBe(5);
+    await expect(server.core.forgottenPassword.starts.attempts('127.0.0.1')).resolves.toBe(5);
   });
 });

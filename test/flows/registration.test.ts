@@ -53,7 +53,7 @@ describe('registration by an anonymous visitor', () => {
     for (let i = 0; i < 15; i++) answers.push(await register('customers', { ...carol(), uniqueId: `carol${i}` }));
     expect(answers.map((a) => a.status)).toEqual([409, 409, ...Array(13).fill(429)]);
     expect((await bodyOf(answers[14])).detail).not.toMatch(/mail/);
-    await expect(server.core.registrations.attempts('127.0.0.1')).resolves.toBe(16);
+    await expect(server.core.registrations.perAddress.attempts('127.0.0.1')).resolves.toBe(16);
   });
 
   test('concurrent registrations cannot pass the throttle: each takes its slot before anything is checked', async () => {
@@ -64,7 +64,7 @@ describe('registration by an anonymous visitor', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(3);
     expect(statuses.filter((s) => s === 429)).toHaveLength(17);
     expect((await server.core.subjects.search('customers', { offset: 0, quantity: 100 })).total).toBe(3);
-    await expect(server.core.registrations.attempts('127.0.0.1')).resolves.toBe(20);
+    await expect(server.core.registrations.perAddress.attempts('127.0.0.1')).resolves.toBe(20);
   });
 });
 

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { Express } from 'express';
+import type { Express, Request, Response } from 'express';
 
 /**
  * Server options under which node creates every request and response already an express one, and
@@ -18,4 +18,18 @@ export function expressServerOptions(app: Express): Pick<http.ServerOptions, 'In
   app.request = ExpressRequest.prototype as unknown as Express['request'];
   app.response = ExpressResponse.prototype as unknown as Express['response'];
   return { IncomingMessage: ExpressRequest, ServerResponse: ExpressResponse };
+}
+
+/**
+ * A request and response born express objects (under `expressServerOptions`) made ready for
+ * express's helpers without its router: the fields its router would have set as a request arrives.
+ */
+export function adoptExpressExchange(incoming: http.IncomingMessage, outgoing: http.ServerResponse): { req: Request; res: Response } {
+  const req = incoming as Request;
+  const res = outgoing as Response;
+  req.res = res;
+  req.originalUrl = req.url;
+  req.baseUrl = '';
+  res.locals = {};
+  return { req, res };
 }

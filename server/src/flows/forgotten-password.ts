@@ -10,7 +10,6 @@ import { normaliseAnswer } from '../subjects/subject-service';
 import { takeSlot, type AttemptLimiter } from './attempt-limiter';
 import { DecoyQuestions } from './decoy-questions';
 import type { ResetMarkers } from './reset-markers';
-import { perCore } from '../per-core';
 import { partiesOf } from '../audit';
 
 /**
@@ -58,6 +57,9 @@ const STATE_KEY = 'forgottenPassword';
  * signed cookie; the server keeps only the wrong-answer counter per subject, a reset marker per subject
  * whose answers matched, and a count of flow starts per address, each bounded.
  */
+/** What the flow uses of the core: its limiters, markers and decoy key beside the sessions, the subjects, hashing and audit. */
+export type ForgottenPasswordDeps = Pick<Core, 'config' | 'attemptLimiter' | 'resetMarkers' | 'decoyKey' | 'subjects' | 'sessions' | 'hasher' | 'audit' | 'endSubjectSessions'>;
+
 export class ForgottenPassword {
   private readonly decoys: DecoyQuestions;
   /** Wrong answers per subject (SPEC section 4: 3 per 15 min). */
@@ -66,7 +68,7 @@ export class ForgottenPassword {
   readonly starts: AttemptLimiter;
   private readonly markers: ResetMarkers;
 
-  constructor(private readonly core: Core) {
+  constructor(private readonly core: ForgottenPasswordDeps) {
     this.decoys = new DecoyQuestions(() => core.decoyKey());
     const settings = () => core.config.settings;
     this.wrongAnswers = core.attemptLimiter('answers', () => ({ limit: settings().lockout.answerFailures, window: settings().lockout.windowSeconds }));
@@ -191,8 +193,3 @@ export class ForgottenPassword {
   }
 }
 
-/**
- * The one flow of a core: the REST routes and the pages share it, so they share its counters (two
- * instances would each allow their own three tries).
- */
-export const forgottenPasswordOf = perCore((core) => new ForgottenPassword(core));

@@ -1,9 +1,11 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { InvalidRequest, MalformedBody, UnsupportedMediaType } from '../../../common/src/errors';
 import { hasBody, readRequestBody } from '../../../common/src/http/request-body';
 import { formatOfContentType } from '../../../common/src/wire/media';
 import { parseJson } from '../../../common/src/wire/json';
 import { parseXml, type WireDocument } from '../../../common/src/wire/xml';
+import type { SvcConfig } from '../config/types';
+import { step, type Step } from './exchange';
 
 /**
  * Reads any body as bytes up to the limit (a `Content-Encoding` decoded, the limit holding for the
@@ -18,11 +20,9 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
   });
 }
 
-/** readRawBody as express middleware. */
-export function rawBody(limit: number) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    readRawBody(req, res, limit).then(() => next(), next);
-  };
+/** readRawBody as a route's step: the limit is fixed, or the configuration's (`body.limit`). */
+export function readBody(limit: number | ((config: SvcConfig) => number)): Step {
+  return step('readBody', ({ req, res, config }) => readRawBody(req, res, typeof limit === 'number' ? limit : limit(config)));
 }
 
 /** A request body read by rawBody, as UTF-8 text; invalid UTF-8 is a MalformedBody. */

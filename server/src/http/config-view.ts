@@ -1,5 +1,5 @@
 import type { PolicyConfig } from '../config/types';
-import type { Core } from '../core';
+import type { SvcConfig } from '../config/types';
 
 /** The running configuration as SYSTEM may see it: no secret, no hash, no authenticator options. */
 export interface ConfigView {
@@ -12,8 +12,8 @@ export interface ConfigView {
 }
 
 /** The JSON of `GET {base}/config` and what the config page shows. */
-export function configView(core: Core): ConfigView {
-  const c = core.config;
+export function configView(c: SvcConfig): ConfigView {
+
   return {
     clients: c.clients.map((client) => ({
       id: client.id,

@@ -1,23 +1,15 @@
-import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { SvcError } from '../../../common/src/errors';
 import { asSvcError, problemDetails } from '../../../common/src/problem';
-import type { WireDocument } from '../../../common/src/wire/xml';
 import type { Logger } from '../../../common/src/log';
 import { errorPage, type PageProblem } from './pages/error-pages';
 import { sendPage } from './pages/html';
 import { sendDocument } from './respond';
 
-/** Requests whose errors are answered as an HTML page: pages, and a browser's form posts. */
-const pageRequests = new WeakSet<Request>();
-
-export function answerAsPage(req: Request): void {
-  pageRequests.add(req);
-}
-
 /** Logs an error that is ours to fix (anything that is not an exposed refusal); refusals are not logged. */
 export function logUnexpected(log: Logger, error: unknown, req: Request): void {
   const mapped = asSvcError(error);
-  if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.svc?.id }, 'unhandled error');
+  if (!(mapped instanceof SvcError) || !mapped.expose) log.error({ err: error, reqId: req.res?.getHeader('X-Request-Id') }, 'unhandled error');
 }
 
 /** An error as a page shows it: the same problem details, in the parts a page uses. */
@@ -37,8 +29,8 @@ export function formProblem(error: unknown): PageProblem | undefined {
 }
 
 /** The one place where an error becomes a problem-details answer (or, for a page, its HTML form). */
-export function sendProblem(req: Request, res: Response, error: unknown): void {
-  if (pageRequests.has(req)) {
+export function sendProblem(req: Request, res: Response, error: unknown, asPage = false): void {
+  if (asPage) {
     const problem = pageProblem(error);
     for (const [name, value] of Object.entries(problem.headers)) res.setHeader(name, value);
     sendPage(res, problem.status, problem.title, errorPage(problem));
@@ -46,20 +38,15 @@ export function sendProblem(req: Request, res: Response, error: unknown): void {
   }
   const { status, headers, body } = problemDetails(error);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  sendDocument(req, res, status, body as unknown as WireDocument, { problem: true });
+  sendDocument(req, res, status, body, { problem: true });
 }
 
 /** Any error of a request, wherever it was thrown: logged when it is ours to fix, answered as a problem. */
-export function handleError(log: Logger, error: unknown, req: Request, res: Response): void {
+export function handleError(log: Logger, error: unknown, req: Request, res: Response, asPage = false): void {
   logUnexpected(log, error, req);
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  sendProblem(req, res, error);
-}
-
-/** handleError as express's last middleware, for the routes express serves. */
-export function errorHandler(log: Logger): ErrorRequestHandler {
-  return (error, req, res, _next) => handleError(log, error, req, res);
+  sendProblem(req, res, error, asPage);
 }

@@ -1,15 +1,15 @@
 import http from 'node:http';
-import type { Request, Response } from 'express';
-import { expressServerOptions } from '../../../common/src/http/express-prototypes';
+import express, { type Request, type Response } from 'express';
+import { parse as parseQueryString } from 'node:querystring';
+import { adoptExpressExchange, expressServerOptions } from '../../../common/src/http/express-prototypes';
 import { malformedPathEscape } from '../../../common/src/http/path-encoding';
-import type { Core } from '../core';
-import { createApp } from './app';
-import { authenticate } from './authentication-filter';
 import { cors } from './cors';
 import { handleError } from './error-handler';
+import { runSteps, type Exchange } from './exchange';
+import type { RequestState } from './request-state';
 import { requestLog } from './request-log';
-import { RestRouter, type RestMatch } from './rest/router';
-import { SERVICE_PATH, soapEndpoint } from './soap/endpoint';
+import { coreRoutes, RouteTable, unmatchedSteps } from './route-table';
+import type { HttpServices } from './services';
 
 export interface CoreHttp {
   /** For http.createServer / https.createServer (with the TLS options added). */
@@ -18,55 +18,65 @@ export interface CoreHttp {
 }
 
 /**
- * The core's HTTP entry point, where every request starts: the request log line, CORS, then the
- * SOAP service (`{base}/services/SubjectService`, its own endpoint), the REST API (routed here,
- * without express's router: it carries nearly all traffic and a check must cost little more than a
- * bare server's answer) or express for everything else (operations, pages, login, AuthZEN, the
- * config area, the forgotten-password flow).
+ * The express application whose prototypes give requests and responses their helpers (req.query,
+ * req.accepts, res.redirect…) and whose settings those helpers read; its router is not used: the
+ * route table routes every request.
  */
-export function createCoreHttp(core: Core): CoreHttp {
-  const app = createApp(core);
-  const rest = new RestRouter(core);
-  const log = requestLog(core.log, core.metrics, () => core.config.log);
-  const corsFor = cors(() => core.config.server.corsOrigins);
-  const root = core.config.server.contextRoot;
-  const soapPath = `${root}${SERVICE_PATH}`;
-  const soap = soapEndpoint(core);
+function expressApplication(trustProxy: readonly string[]): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Every pair counts: node's default limit of 1000 keys dropped an `isAllowed` placed after 1000
+  // others, so the operation was performed instead of checked (SPEC 6). The URL's size limit bounds the work.
+  app.set('query parser', (text: string) => parseQueryString(text, '&', '=', { maxKeys: 0 }));
+  app.set('trust proxy', trustProxy.length ? [...trustProxy] : false);
+  return app;
+}
 
-  const serveRest = async (match: RestMatch, req: Request, res: Response) => {
-    // Ids in the path first: a path that cannot name anything is 400 before any other processing,
-    // authentication included (SPEC section 3).
-    const params = rest.params(match);
-    if (!(await authenticate(core, req, res, req.path.slice(root.length)))) return;
-    req.baseUrl = match.baseUrl;
-    await rest.serve(match, params, req, res);
+/**
+ * The core's HTTP entry point, where every request starts: the request log line, CORS, the 400 of a
+ * path that does not decode, then the route table (route-table.ts): the request's route, whose named
+ * steps it takes in order, and one place where any error becomes its answer.
+ */
+export function createCoreHttp(services: HttpServices): CoreHttp {
+  const initial = services.config();
+  const app = expressApplication(initial.server.trustProxy);
+  const root = initial.server.contextRoot;
+  const table = new RouteTable(root, coreRoutes(services));
+  const unmatched = unmatchedSteps(services);
+  const log = requestLog(services.log, services.metrics, () => services.config().log);
+  const corsFor = cors(() => services.config().server.corsOrigins);
+
+  const serve = async (req: Request, res: Response, state: RequestState): Promise<void> => {
+    const { found, belowRoot } = table.match(req.path);
+    // The route's template labels the log line and the histogram.
+    req.route = { path: found?.label ?? 'unmatched' };
+    const exchange: Exchange = {
+      req,
+      res,
+      config: services.config(),
+      path: found?.path ?? (belowRoot ? req.path.slice(root.length) : req.path),
+      mount: found?.mount ?? root,
+      ids: found?.ids ?? {},
+      state,
+      page: false,
+    };
+    try {
+      await runSteps(found ? found.route.steps : belowRoot ? unmatched.belowRoot : unmatched.elsewhere, exchange);
+      if (!res.writableEnded && !res.destroyed) throw new Error(`no step of ${req.route.path} answered ${req.method}`);
+    } catch (error) {
+      handleError(services.log, error, req, res, exchange.page);
+    }
   };
 
   const listener: http.RequestListener = (incoming, outgoing) => {
-    // Born express objects (the server is created with `options`).
-    const req = incoming as Request;
-    const res = outgoing as Response;
-    req.res = res;
-    req.originalUrl = req.url;
-    req.baseUrl = '';
-    log(req, res);
+    const { req, res } = adoptExpressExchange(incoming, outgoing);
+    const state = log(req, res);
     if (corsFor(req, res)) return;
-    const malformed = malformedPathEscape(req.path);
-    if (malformed) return handleError(core.log, malformed, req, res);
     // req.path (parsed once and cached) also takes the absolute form `GET http://host/svc/…` apart.
-    if (req.path === soapPath) {
-      req.route = { path: SERVICE_PATH };
-      soap(req, res).catch((error: unknown) => handleError(core.log, error, req, res));
-      return;
-    }
-    const match = rest.match(req.path);
-    if (!match) {
-      app(req, res);
-      return;
-    }
-    // The route's template labels the log line and the histogram, as express's req.route does.
-    req.route = { path: match.route.path };
-    serveRest(match, req, res).catch((error: unknown) => handleError(core.log, error, req, res));
+    const malformed = malformedPathEscape(req.path);
+    if (malformed) return handleError(services.log, malformed, req, res);
+    void serve(req, res, state);
   };
   return { options: expressServerOptions(app), listener };
 }

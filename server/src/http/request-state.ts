@@ -1,9 +1,13 @@
+import type { Asker } from '../policy/decisions';
 import type { Session } from '../sessions/session';
 
-/** What the authentication filter leaves on each request for the handlers after it. */
-export interface RequestState {
+/**
+ * What belongs to one request beyond its HTTP message: its id (from the request log), then what the
+ * `authenticate` step leaves for the steps after it.
+ */
+export interface RequestState extends Asker {
   id: string;
-  /** The peer address, after `trustProxy`. */
+  /** The peer address (SPEC section 9: a verified X-Svc-Forwarded-For, trustProxy, else the socket's). */
   peer: string;
   session: Session;
   /** The cookie value the response should carry, when it changed. */
@@ -12,10 +16,4 @@ export interface RequestState {
   sessionExpired: boolean;
   /** The cookie value of the current session, if any (for logout and flow state). */
   cookieValue?: string;
-}
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    svc: RequestState;
-  }
 }

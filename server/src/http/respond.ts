@@ -4,6 +4,11 @@ import { MEDIA, type WireFormat } from '../../../common/src/wire/media';
 import { problemXml } from '../../../common/src/wire/problem-xml';
 import { toXml, type WireDocument } from '../../../common/src/wire/xml';
 
+/** Browsers get pages and redirects; programs get problem details (SPEC section 4). */
+export function wantsPage(req: Request): boolean {
+  return req.accepts(['application/json', 'application/xml', 'text/html']) === 'text/html' && Boolean(req.headers.accept?.includes('text/html'));
+}
+
 /** JSON unless the client asks for XML; `*\/*` or no Accept means JSON; anything else is 406. */
 export function responseFormat(req: Request): WireFormat {
   const accept = req.headers.accept;
@@ -38,7 +43,7 @@ const CONTENT_TYPE = {
  * Writes a document in the negotiated format straight to node's response, in one write: the REST
  * API's answers need none of express's send (no ETag of its own, no freshness, no charset guess).
  */
-export function sendDocument(req: Request, res: Response, status: number, body: WireDocument, options: SendOptions = {}): void {
+export function sendDocument(req: Request, res: Response, status: number, body: object, options: SendOptions = {}): void {
   let format: WireFormat;
   try {
     format = responseFormat(req);
@@ -51,7 +56,7 @@ export function sendDocument(req: Request, res: Response, status: number, body: 
     return;
   }
   const xml = format === 'xml';
-  const text = !xml ? JSON.stringify(body) : options.problem ? problemXml(body) : toXml(options.xmlRoot ? { [options.xmlRoot]: body } : body);
+  const text = !xml ? JSON.stringify(body) : options.problem ? problemXml(body as WireDocument) : toXml((options.xmlRoot ? { [options.xmlRoot]: body } : body) as WireDocument);
   res.setHeader('Content-Type', options.problem ? (xml ? CONTENT_TYPE.problemXml : CONTENT_TYPE.problemJson) : xml ? CONTENT_TYPE.xml : CONTENT_TYPE.json);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);

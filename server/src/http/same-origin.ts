@@ -1,6 +1,5 @@
-import type { Request } from 'express';
 import { Forbidden } from '../../../common/src/errors';
-import type { Core } from '../core';
+import { step } from './exchange';
 
 /**
  * Cross-site form posts are refused (SPEC section 7), for every form the core serves (login, logout,
@@ -8,9 +7,9 @@ import type { Core } from '../core';
  * and a POST whose Origin (or, without one, Referer) is another site is 403. Programs that send
  * neither header are not browsers and are let through.
  */
-export function checkSameOrigin(core: Core, req: Request): void {
+export const sameOrigin = step('sameOrigin', ({ req, config }) => {
   const own = `${req.protocol}://${req.get('host') ?? ''}`;
-  const allowed = [own, ...core.config.server.allowedRedirectOrigins];
+  const allowed = [own, ...config.server.allowedRedirectOrigins];
   const origin = req.headers.origin;
   let claimed: string | undefined = origin;
   if (origin === undefined && typeof req.headers.referer === 'string') {
@@ -21,4 +20,4 @@ export function checkSameOrigin(core: Core, req: Request): void {
     }
   }
   if (claimed !== undefined && !allowed.includes(claimed)) throw new Forbidden('cross-site form posts are refused');
-}
+});

@@ -1,6 +1,9 @@
 import { Forbidden, InvalidRequest, TooManyRequests } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
-import type { Core } from '../core';
+import type { Audit } from '../audit';
+import type { PasswordHasher } from '../passwords/password-hasher';
+import type { SubjectService } from '../subjects/subject-service';
+import type { LockoutStore } from './lockout-store';
 import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
@@ -17,63 +20,77 @@ export interface PasswordChange {
   peer: string;
 }
 
-/**
- * PUT .../subjects/{s}/password (SPEC section 7): one's own password, proved by the old one. The
- * old password is guessed like a login's: it counts against the lockout before it is verified, and a
- * locked pair or subject answers like a wrong one, so a stolen session cannot be used to guess it, not
- * even with parallel requests. The subject's other sessions end; the caller's own one stays.
- */
-export async function changeOwnPassword(core: Core, change: PasswordChange): Promise<void> {
-  const { contextId, uniqueId, session } = change;
-  const principal = session.principal;
-  if (!principal || principal.contextId !== contextId || principal.uniqueId !== uniqueId || session.type !== 'USER') {
-    throw new Forbidden('only a subject may change its own password here; administrators update the subject');
-  }
-  const subject = await core.subjects.read(contextId, uniqueId);
-  const attribute = core.subjects.context(contextId).config.definition.password;
-  if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-  const key = principalName({ contextId, uniqueId });
-  const hash = valuesOf(subject.attributes[attribute])[0];
-  // The guess takes its place in the lockout counters before it is verified, as a login's does.
-  const reservation = await core.lockout.reserve([key], change.peer);
-  if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
-  const ok = await verifyOld(core, contextId, uniqueId, hash, change.oldPassword, reservation.locked);
-  if (!ok) {
-    core.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
-    for (const lock of reservation.started) core.audit.record({ ...partiesOf(session, change.peer), event: 'lockout', outcome: 'success', reason: lock.kind, subject: key });
-    throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
-  }
-  await core.lockout.release(reservation, key);
-  checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
-  await core.subjects.setPassword(contextId, uniqueId, change.newPassword);
-  core.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
-  await core.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
+export interface AccountsDeps {
+  subjects: SubjectService;
+  lockout: LockoutStore;
+  hasher: PasswordHasher;
+  audit: Audit;
+  /** Ends a subject's sessions on every core (Core.endSubjectSessions), except the caller's own. */
+  endSubjectSessions(contextId: string, uniqueId: string, reason: string, exceptCookieValue?: string): Promise<void>;
 }
 
-/**
- * The old password checked as a login checks it: against the hash, or by a bind for a directory
- * (never with an empty password) to the entry a search finds now, searched whatever the outcome; a
- * locked subject costs the same and is refused.
- */
-async function verifyOld(core: Core, contextId: string, uniqueId: string, hash: string | undefined, password: string, locked: boolean): Promise<boolean> {
-  const directory = core.subjects.directoryPasswords(contextId);
-  if (directory) {
-    const target = await directory.target(contextId, uniqueId);
-    if (!target || locked || password === '') {
-      await directory.spend();
-      return false;
+/** What a subject's account answers to besides its attributes: its own password, and an administrator's lifting of its lock. */
+export class Accounts {
+  constructor(private readonly deps: AccountsDeps) {}
+
+  /**
+   * PUT .../subjects/{s}/password (SPEC section 7): one's own password, proved by the old one. The
+   * old password is guessed like a login's: it counts against the lockout before it is verified, and a
+   * locked pair or subject answers like a wrong one, so a stolen session cannot be used to guess it, not
+   * even with parallel requests. The subject's other sessions end; the caller's own one stays.
+   */
+  async changeOwnPassword(change: PasswordChange): Promise<void> {
+    const { contextId, uniqueId, session } = change;
+    const principal = session.principal;
+    if (!principal || principal.contextId !== contextId || principal.uniqueId !== uniqueId || session.type !== 'USER') {
+      throw new Forbidden('only a subject may change its own password here; administrators update the subject');
     }
-    return directory.verify(target, password);
+    const subject = await this.deps.subjects.read(contextId, uniqueId);
+    const attribute = this.deps.subjects.context(contextId).config.definition.password;
+    if (!attribute) throw new InvalidRequest(`context ${contextId} has no password attribute`);
+    const key = principalName({ contextId, uniqueId });
+    const hash = valuesOf(subject.attributes[attribute])[0];
+    // The guess takes its place in the lockout counters before it is verified, as a login's does.
+    const reservation = await this.deps.lockout.reserve([key], change.peer);
+    if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
+    const ok = await this.verifyOld(contextId, uniqueId, hash, change.oldPassword, reservation.locked);
+    if (!ok) {
+      this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
+      for (const lock of reservation.started) this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'lockout', outcome: 'success', reason: lock.kind, subject: key });
+      throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
+    }
+    await this.deps.lockout.release(reservation, key);
+    checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
+    await this.deps.subjects.setPassword(contextId, uniqueId, change.newPassword);
+    this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
+    await this.deps.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
   }
-  const verdict = hash === undefined || locked ? await core.hasher.verifyDummy(password) : await core.hasher.verify(hash, password);
-  recordRefusedHash(core.audit, principalName({ contextId, uniqueId }), verdict);
-  return verdict.ok;
-}
 
-/** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
-export async function liftLockout(core: Core, contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
-  await core.subjects.read(contextId, uniqueId);
-  const subject = principalName({ contextId, uniqueId });
-  await core.lockout.lift(subject);
-  core.audit.record({ ...partiesOf(by, peer), event: 'lockout', outcome: 'success', reason: 'lifted', subject });
+  /**
+   * The old password checked as a login checks it: against the hash, or by a bind for a directory
+   * (never with an empty password) to the entry a search finds now, searched whatever the outcome; a
+   * locked subject costs the same and is refused.
+   */
+  private async verifyOld(contextId: string, uniqueId: string, hash: string | undefined, password: string, locked: boolean): Promise<boolean> {
+    const directory = this.deps.subjects.directoryPasswords(contextId);
+    if (directory) {
+      const target = await directory.target(contextId, uniqueId);
+      if (!target || locked || password === '') {
+        await directory.spend();
+        return false;
+      }
+      return directory.verify(target, password);
+    }
+    const verdict = hash === undefined || locked ? await this.deps.hasher.verifyDummy(password) : await this.deps.hasher.verify(hash, password);
+    recordRefusedHash(this.deps.audit, principalName({ contextId, uniqueId }), verdict);
+    return verdict.ok;
+  }
+
+  /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
+  async liftLockout(contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
+    await this.deps.subjects.read(contextId, uniqueId);
+    const subject = principalName({ contextId, uniqueId });
+    await this.deps.lockout.lift(subject);
+    this.deps.audit.record({ ...partiesOf(by, peer), event: 'lockout', outcome: 'success', reason: 'lifted', subject });
+  }
 }

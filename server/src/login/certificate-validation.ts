@@ -12,7 +12,10 @@ import type { PresentedCertificate } from '../certificates/presented-certificate
  * client must have a clientCertificate authenticator (and be the `clientid` given, if one is).
  * Every refusal after the 400 is CertificateRejected (401 invalid_client, audited by the caller).
  */
-export function validateCertificate(core: Core, presented: PresentedCertificate, params: Readonly<Record<string, string>>): { client: ClientConfig; certificate: VerifiedCertificate } {
+/** What the validation uses of the core: the running trust, clients and authenticators, and the clock. */
+export type CertificateValidationDeps = Pick<Core, 'config' | 'clientCertificates' | 'client' | 'authenticator' | 'now'>;
+
+export function validateCertificate(core: CertificateValidationDeps, presented: PresentedCertificate, params: Readonly<Record<string, string>>): { client: ClientConfig; certificate: VerifiedCertificate } {
   const names = core.config.settings.credentialNames;
   const mixed = [names.clientcred, names.user, names.password, names.token].filter((name) => params[name] !== undefined);
   if (mixed.length) {

@@ -5,6 +5,7 @@ import { Credentials, type AuthenticationRequest, type Authenticator } from '../
 import { ClientCredentialRejected } from '../clientcred/client-credential';
 import type { ClientConfig } from '../config/types';
 import type { Core } from '../core';
+import type { CertificateValidationDeps } from './certificate-validation';
 import type { CreateSessionInput, IssuedSession } from '../sessions/session-manager';
 import type { Principal, Session } from '../sessions/session';
 import { fold } from '../subjects/subject';
@@ -14,7 +15,6 @@ import { CertificateRejected } from '../certificates/client-certificates';
 import type { PresentedCertificate } from '../certificates/presented-certificate';
 import type { LockoutStore, Reservation } from './lockout-store';
 import { NO_PARTIES } from '../audit';
-import { perCore } from '../per-core';
 
 export interface LoginInput {
   /** Request parameters by their configured names (`clientid`, `clientcred`, `user`, …). */
@@ -62,12 +62,15 @@ class NameResolutions {
   }
 }
 
+/** What a login uses of the core: sessions, lockout and nonces, the running clients and authenticators, hashing, audit and metrics. */
+export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator'> & CertificateValidationDeps;
+
 /**
  * POST {base}/login as a domain operation (SPEC section 4, seed 5.1.5 step 4): resolve the client,
  * validate it, throttle, run its authenticators in order, and issue a new session. Knows no HTTP.
  */
 export class LoginService {
-  constructor(private readonly core: Core) {}
+  constructor(private readonly core: LoginDeps) {}
 
   /** The core's lockout counters, wherever the core keeps them (a store failure is a 503: fail closed). */
   private get lockout(): LockoutStore {
@@ -272,5 +275,3 @@ export class LoginService {
   }
 }
 
-/** One LoginService per core, shared by the login routes and the pages. */
-export const loginServiceOf = perCore((core) => new LoginService(core));

@@ -7,12 +7,14 @@ import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } 
 import { principalName } from '../../../common/src/principal-name';
 import type { WireValue } from '../../../common/src/wire/xml';
 import { partiesOf } from '../audit';
-import type { Core } from '../core';
-import { register } from '../flows/registration';
+import type { Audit } from '../audit';
+import type { SvcConfig } from '../config/types';
+import type { Registrations } from '../flows/registration';
 import { holdsAdminRole } from '../policy/admin-roles';
 import type { Session } from '../sessions/session';
 import type { Writer } from './attributes';
 import type { StoredSubject, Subject } from './subject';
+import type { SubjectService } from './subject-service';
 
 /** Who performs an operation: the session it was authorized for, and where it came from. */
 export interface Actor {
@@ -47,46 +49,6 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
   return Number(match[1]);
 }
 
-/**
- * Who writes decides which attributes may be written (SPEC section 3, mutability): SYSTEM, and a
- * principal of the context holding one of its `adminRoles` (section 6), write as its admins.
- */
-async function writerOf(core: Core, session: Session, contextId: string, subjectId?: string): Promise<Writer> {
-  if (session.type === 'SYSTEM') return 'admin';
-  if (session.type === 'ANON' || session.type === 'INTERNAL' || !session.principal) return 'registrant';
-  if (session.principal.contextId === contextId && holdsAdminRole(core.config, contextId, await core.rolesOf(session))) return 'admin';
-  return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
-}
-
-export async function createSubject(core: Core, actor: Actor, contextId: string, input: SubjectInput): Promise<StoredSubject> {
-  const writer = await writerOf(core, actor.session, contextId);
-  const { session, peer } = actor;
-  if (writer === 'registrant') return register(core, { contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
-  const created = await core.subjects.create(contextId, input.uniqueId, input.attributes, writer);
-  core.audit.record({ ...partiesOf(session, peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }) });
-  return created;
-}
-
-export function readSubject(core: Core, contextId: string, subjectId: string): Promise<StoredSubject> {
-  return core.subjects.read(contextId, subjectId);
-}
-
-export async function updateSubject(core: Core, actor: Actor, contextId: string, subjectId: string, input: SubjectInput, ifMatch?: string): Promise<StoredSubject> {
-  if (input.uniqueId !== undefined && input.uniqueId !== subjectId) {
-    throw new InvalidRequest('uniqueId cannot be changed', { errors: [{ path: 'subject.uniqueId', message: 'differs from the path' }] });
-  }
-  const version = expectedVersion(ifMatch);
-  const writer = await writerOf(core, actor.session, contextId, subjectId);
-  const updated = await core.subjects.update(contextId, subjectId, input.attributes, writer, version);
-  core.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
-  return updated;
-}
-
-export async function deleteSubject(core: Core, actor: Actor, contextId: string, subjectId: string): Promise<void> {
-  await core.subjects.delete(contextId, subjectId);
-  core.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }) });
-}
-
 export interface SearchInput {
   search?: string;
   filter?: string;
@@ -101,11 +63,62 @@ export interface SearchAnswer {
   total: number;
 }
 
-/** SEARCH with the configured default and maximum page size. */
-export async function searchSubjects(core: Core, contextId: string, input: SearchInput): Promise<SearchAnswer> {
-  const { search } = core.config.settings;
-  const offset = input.offset ?? 0;
-  const quantity = Math.min(input.quantity ?? search.defaultQuantity, search.maxQuantity);
-  const page = await core.subjects.search(contextId, { search: input.search, filter: input.filter, offset, quantity });
-  return { results: page.results.map((s) => core.subjects.view(contextId, s)), offset, quantity, total: page.total };
+export interface SubjectOperationsDeps {
+  subjects: SubjectService;
+  registrations: Registrations;
+  audit: Audit;
+  /** A principal's `roles` (Core.rolesOf: cached per subject, dropped on every write). */
+  rolesOf(session: Session): Promise<readonly string[]>;
+  config(): SvcConfig;
+}
+
+/** The subject operations, after authorization, for every transport. */
+export class SubjectOperations {
+  constructor(private readonly deps: SubjectOperationsDeps) {}
+
+  /**
+   * Who writes decides which attributes may be written (SPEC section 3, mutability): SYSTEM, and a
+   * principal of the context holding one of its `adminRoles` (section 6), write as its admins.
+   */
+  private async writerOf(session: Session, contextId: string, subjectId?: string): Promise<Writer> {
+    if (session.type === 'SYSTEM') return 'admin';
+    if (session.type === 'ANON' || session.type === 'INTERNAL' || !session.principal) return 'registrant';
+    if (session.principal.contextId === contextId && holdsAdminRole(this.deps.config(), contextId, await this.deps.rolesOf(session))) return 'admin';
+    return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
+  }
+
+  /** CREATE: an anonymous caller's is a registration (its throttle and the registrant's attributes). */
+  async create(actor: Actor, contextId: string, input: SubjectInput): Promise<StoredSubject> {
+    const writer = await this.writerOf(actor.session, contextId);
+    const { session, peer } = actor;
+    if (writer === 'registrant') return this.deps.registrations.register({ contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
+    const created = await this.deps.subjects.create(contextId, input.uniqueId, input.attributes, writer);
+    this.deps.audit.record({ ...partiesOf(session, peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }) });
+    return created;
+  }
+
+  async update(actor: Actor, contextId: string, subjectId: string, input: SubjectInput, ifMatch?: string): Promise<StoredSubject> {
+    if (input.uniqueId !== undefined && input.uniqueId !== subjectId) {
+      throw new InvalidRequest('uniqueId cannot be changed', { errors: [{ path: 'subject.uniqueId', message: 'differs from the path' }] });
+    }
+    const version = expectedVersion(ifMatch);
+    const writer = await this.writerOf(actor.session, contextId, subjectId);
+    const updated = await this.deps.subjects.update(contextId, subjectId, input.attributes, writer, version);
+    this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
+    return updated;
+  }
+
+  async delete(actor: Actor, contextId: string, subjectId: string): Promise<void> {
+    await this.deps.subjects.delete(contextId, subjectId);
+    this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }) });
+  }
+
+  /** SEARCH with the configured default and maximum page size. */
+  async search(contextId: string, input: SearchInput): Promise<SearchAnswer> {
+    const { defaultQuantity, maxQuantity } = this.deps.config().settings.search;
+    const offset = input.offset ?? 0;
+    const quantity = Math.min(input.quantity ?? defaultQuantity, maxQuantity);
+    const page = await this.deps.subjects.search(contextId, { search: input.search, filter: input.filter, offset, quantity });
+    return { results: page.results.map((s) => this.deps.subjects.view(contextId, s)), offset, quantity, total: page.total };
+  }
 }

@@ -20,6 +20,12 @@ export interface SearchParams {
  * What happened to a subject. `deleted`, `disabled` and `password` end its sessions (SPEC section 4,
  * "Lifetimes"); every change invalidates what was derived from the subject (its roles).
  */
+/** A context's configuration and the store its subjects are in. */
+export interface ContextEntry {
+  config: ContextConfig;
+  store: SubjectStore;
+}
+
 export type SubjectChange = 'updated' | 'deleted' | 'disabled' | 'password';
 export type SubjectChangeListener = (context: string, uniqueId: string, change: SubjectChange) => Promise<void>;
 
@@ -39,7 +45,7 @@ export class SubjectService {
   private readonly listeners: SubjectChangeListener[] = [];
 
   constructor(
-    private readonly contexts: ReadonlyMap<string, { config: ContextConfig; store: SubjectStore }>,
+    private readonly contexts: ReadonlyMap<string, ContextEntry>,
     private readonly hasher: PasswordHasher,
     private readonly reservedIds: () => ReadonlySet<string>,
   ) {}
@@ -56,7 +62,7 @@ export class SubjectService {
     this.listeners.push(listener);
   }
 
-  context(id: string): { config: ContextConfig; store: SubjectStore } {
+  context(id: string): ContextEntry {
     const found = this.contexts.get(id);
     if (!found) throw new NotFound(`context ${id} not found`);
     return found;
@@ -96,8 +102,13 @@ export class SubjectService {
     return created;
   }
 
-  async read(contextId: string, uniqueId: string): Promise<StoredSubject> {
-    const subject = await this.context(contextId).store.get(contextId, uniqueId);
+  read(contextId: string, uniqueId: string): Promise<StoredSubject> {
+    return this.readIn(this.context(contextId), contextId, uniqueId);
+  }
+
+  /** read() in a context already looked up: a write looks its context up once, however often it reads. */
+  private async readIn(entry: ContextEntry, contextId: string, uniqueId: string): Promise<StoredSubject> {
+    const subject = await entry.store.get(contextId, uniqueId);
     if (!subject) throw new NotFound(`subject ${uniqueId} not found in ${contextId}`);
     return subject;
   }
@@ -116,8 +127,9 @@ export class SubjectService {
     writer: Writer,
     expectedVersion?: number,
   ): Promise<StoredSubject> {
-    const { config, store } = this.context(contextId);
-    const current = await this.read(contextId, uniqueId);
+    const entry = this.context(contextId);
+    const { config, store } = entry;
+    const current = await this.readIn(entry, contextId, uniqueId);
     if (expectedVersion !== undefined && current.version !== expectedVersion) throw new PreconditionFailed('the subject has changed');
     const checked = checkAttributes(config, input, writer, false);
     const given = config.definition.password === undefined ? undefined : checked[config.definition.password];
@@ -128,7 +140,7 @@ export class SubjectService {
     }
     // Secrets are hashed on the first merge only; a merge again reuses the hashes.
     let hashes: Attributes | undefined;
-    const { before, after } = await this.rewrite(contextId, current, expectedVersion, async (attributes) => {
+    const { before, after } = await this.rewrite(entry, contextId, current, expectedVersion, async (attributes) => {
       for (const [name, value] of Object.entries(checked)) {
         if (value === null) delete attributes[name];
         else attributes[name] = value;
@@ -166,9 +178,10 @@ export class SubjectService {
 
   /** Stores a hash as it is (setPassword, and a hash upgrade at login, which ends no session). */
   async setPasswordHash(contextId: string, uniqueId: string, hash: string): Promise<void> {
-    const name = this.context(contextId).config.definition.password;
+    const entry = this.context(contextId);
+    const name = entry.config.definition.password;
     if (!name) throw new InvalidRequest(`context ${contextId} has no password attribute`);
-    await this.rewrite(contextId, await this.read(contextId, uniqueId), undefined, async (attributes) => ({ ...attributes, [name]: hash }));
+    await this.rewrite(entry, contextId, await this.readIn(entry, contextId, uniqueId), undefined, async (attributes) => ({ ...attributes, [name]: hash }));
   }
 
   /**
@@ -177,12 +190,13 @@ export class SubjectService {
    * change merged again, a few times.
    */
   private async rewrite(
+    entry: ContextEntry,
     contextId: string,
     read: StoredSubject,
     expectedVersion: number | undefined,
     change: (attributes: Attributes) => Promise<Attributes>,
   ): Promise<{ before: StoredSubject; after: StoredSubject }> {
-    const { config, store } = this.context(contextId);
+    const { config, store } = entry;
     let before = read;
     for (let attempt = 1; ; attempt++) {
       const attributes = await change({ ...before.attributes });
@@ -196,7 +210,7 @@ export class SubjectService {
         // A random pause, doubling with each lost race ("full jitter"), so that writers racing in step
         // fall out of it: a dozen writers on one subject then all land within a few rounds.
         await delay(Math.random() * Math.min(128, MERGE_BACKOFF_MS * 2 ** attempt));
-        before = await this.read(contextId, before.uniqueId);
+        before = await this.readIn(entry, contextId, before.uniqueId);
       }
     }
   }

@@ -11,18 +11,18 @@
  * HTTP exchange (listen/express middleware) where svc needs its one listener, authentication filter
  * and error hierarchy. The package's client is what the tests use against this WSDL.
  */
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { InvalidOperation, InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
-import type { Core } from '../../core';
-import { authenticate } from '../authentication-filter';
-import { bodyText, readRawBody } from '../body';
-import { handleError, logUnexpected } from '../error-handler';
-import { peerOf } from '../peer';
-import { asksCheck } from '../rest/check';
+import { InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
+import type { SvcConfig } from '../../config/types';
+import { readRawBody, bodyText } from '../body';
+import { refuseUrlCheck } from '../checks';
+import { logUnexpected } from '../error-handler';
+import { step, type Exchange, type Step } from '../exchange';
+import { authenticateExchange, type AuthenticationDeps } from '../authenticate';
+import type { HttpServices } from '../services';
 import { actionOf, envelope, membersOf, readEnvelope, SVC_NS, svcElement, versionOf, type SoapVersion } from './envelope';
 import { faultOf } from './faults';
-import { isOperationName, performOperation } from './operations';
+import { isOperationName, performOperation, type SoapServices } from './operations';
 import { headerSession, securityHeaderOf } from './security-header';
 import { wsdlDocument } from './wsdl';
 
@@ -47,22 +47,25 @@ function send(res: Response, status: number, contentType: string, body: string, 
  * from any other peer these headers are ignored. A host that is not a plain host[:port] (or a
  * scheme other than http/https) is not echoed into the WSDL: the direct one is used instead.
  */
-function serviceUrl(core: Core, req: Request): string {
+function serviceUrl(config: SvcConfig, req: Request): string {
   const direct = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
   const forwardedScheme = req.protocol; // the socket's own scheme unless a trusted peer forwarded one
   const scheme = forwardedScheme === 'http' || forwardedScheme === 'https' ? forwardedScheme : direct;
   const candidates = [req.host, req.headers.host];
   const host = candidates.find((h): h is string => typeof h === 'string' && HOST.test(h)) ?? `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? ''}`;
-  return `${scheme}://${host}${core.config.server.contextRoot}${SERVICE_PATH}`;
+  return `${scheme}://${host}${config.server.contextRoot}${SERVICE_PATH}`;
 }
 
 function wantsWsdl(req: Request): boolean {
   return Object.keys(req.query as Record<string, unknown>).some((name) => name.toLowerCase() === 'wsdl');
 }
 
+type Services = SoapServices & AuthenticationDeps & Pick<HttpServices, 'logins' | 'log'>;
+
 /** One SOAP call, from its bytes to its answer; any refusal is thrown and becomes a fault. */
-async function call(core: Core, req: Request, res: Response, version: SoapVersion): Promise<void> {
-  await readRawBody(req, res, core.config.settings.bodyLimitBytes);
+async function call(s: Services, x: Exchange, version: SoapVersion): Promise<void> {
+  const { req, res, config } = x;
+  await readRawBody(req, res, config.settings.bodyLimitBytes);
   const { headers, operation } = readEnvelope(bodyText(req), version);
   if (operation.ns !== SVC_NS || !isOperationName(operation.local)) {
     throw new InvalidRequest(`the Body names no operation of ${SVC_NS}`);
@@ -73,46 +76,49 @@ async function call(core: Core, req: Request, res: Response, version: SoapVersio
   const security = securityHeaderOf(headers, version);
   if (security) {
     // A transient login: nothing is stored, no cookie is set, and a presented cookie is not used.
-    const peer = peerOf(core, req);
-    const session = await headerSession(core, security, peer);
-    req.svc = { id: req.svc?.id ?? randomUUID(), peer, session, sessionExpired: false };
-  } else if (!(await authenticate(core, req, res, SERVICE_PATH))) {
-    return;
+    const peer = s.peerOf(x);
+    x.state.peer = peer;
+    x.state.session = await headerSession(s.logins, config, security, peer);
+    x.state.sessionExpired = false;
+  } else {
+    await authenticateExchange(s, x);
+    if (res.writableEnded) return;
   }
-  const answer = await performOperation(core, req.svc, operation.local, members);
+  const answer = await performOperation(s, x.state, operation.local, members);
   send(res, 200, version.contentType, envelope(version, svcElement(`${operation.local}Response`, answer)));
 }
 
-/** The endpoint: route it before the REST API (listener.ts). */
-export function soapEndpoint(core: Core): (req: Request, res: Response) => Promise<void> {
-  return async (req, res) => {
-    // The check holds on every route (SPEC section 6); a SOAP call has no target in its URL (its own
-    // isAllowed operation is the check), so a check asked of the endpoint is refused, never performed.
-    try {
-      if (asksCheck(req)) throw new InvalidOperation('nothing here can be checked by URL: SOAP checks with its isAllowed operation');
-    } catch (error) {
-      return handleError(core.log, error, req, res);
-    }
-    if (req.method === 'GET' || req.method === 'HEAD') {
-      if (!wantsWsdl(req)) return handleError(core.log, new InvalidRequest(`GET ${SERVICE_PATH}?wsdl for the service description; calls are POSTs`), req, res);
-      return send(res, 200, 'text/xml', wsdlDocument(serviceUrl(core, req)));
-    }
-    if (req.method !== 'POST') {
+/**
+ * The endpoint's steps. The check holds on every route (SPEC section 6); a SOAP call has no target
+ * in its URL (its own isAllowed operation is the check), so a check asked of the endpoint is refused,
+ * never performed. GET is the WSDL; a call is a POST whose version its Content-Type names (415
+ * otherwise, which keeps browsers' forms out); the call's own refusals are answered as faults.
+ */
+export function soapSteps(s: Services): Step[] {
+  return [
+    refuseUrlCheck('nothing here can be checked by URL: SOAP checks with its isAllowed operation'),
+    step('serviceDescription', ({ req, res, config }) => {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return;
+      if (!wantsWsdl(req)) throw new InvalidRequest(`GET ${SERVICE_PATH}?wsdl for the service description; calls are POSTs`);
+      send(res, 200, 'text/xml', wsdlDocument(serviceUrl(config, req)));
+    }),
+    step('onlyPost', ({ req, res }) => {
+      if (req.method === 'POST') return;
       res.setHeader('Allow', 'GET, HEAD, POST');
-      return handleError(core.log, new MethodNotAllowed(`${req.method} is not supported here`), req, res);
-    }
-    const version = versionOf(req.headers['content-type']);
-    if (!version) {
-      return handleError(core.log, new UnsupportedMediaType(`a SOAP call is sent as text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2)`), req, res);
-    }
-    try {
-      await call(core, req, res, version);
-    } catch (error) {
-      // Logged as every other request's error is; answered as a fault.
-      logUnexpected(core.log, error, req);
-      const fault = faultOf(version, error);
-      if (res.headersSent) return void res.destroy();
-      send(res, fault.status, version.contentType, fault.body, fault.headers);
-    }
-  };
+      throw new MethodNotAllowed(`${req.method} is not supported here`);
+    }),
+    step('soapCall', async (x) => {
+      const version = versionOf(x.req.headers['content-type']);
+      if (!version) throw new UnsupportedMediaType(`a SOAP call is sent as text/xml (SOAP 1.1) or application/soap+xml (SOAP 1.2)`);
+      try {
+        await call(s, x, version);
+      } catch (error) {
+        // Logged as every other request's error is; answered as a fault.
+        logUnexpected(s.log, error, x.req);
+        const fault = faultOf(version, error);
+        if (x.res.headersSent) return void x.res.destroy();
+        send(x.res, fault.status, version.contentType, fault.body, fault.headers);
+      }
+    }),
+  ];
 }

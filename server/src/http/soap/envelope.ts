@@ -119,8 +119,9 @@ export function envelope(version: SoapVersion, bodyXml: string): string {
  * `<name xmlns="urn:svc:soap:v1">members</name>`: an operation's response or a fault's detail. A null
  * member (an anonymous session's principal) is `xsi:nil="true"`, as the WSDL's nillable elements say:
  * schema validators and SOAP stacks (zeep, JAX-WS) read REST's bare `nil="true"` as an element with
- * an unknown attribute, not as null.
+ * an unknown attribute, not as null. `members` is one of the wire types (plain data: a subject, a
+ * search page, a check answer, a session view, a problem), which the XML mapping walks as any document.
  */
-export function svcElement(name: string, members: WireDocument): string {
-  return `<${name} xmlns="${SVC_NS}" xmlns:xsi="${XSI_NS}">${toXmlFragment(members, 'xsi:nil')}</${name}>`;
+export function svcElement(name: string, members: object): string {
+  return `<${name} xmlns="${SVC_NS}" xmlns:xsi="${XSI_NS}">${toXmlFragment(members as WireDocument, 'xsi:nil')}</${name}>`;
 }

@@ -11,7 +11,6 @@
  * SOAP stacks (the `soap` package, JAX-WS, WCF) read a fault body whatever the status.
  */
 import { problemDetails, type ProblemAnswer } from '../../../../common/src/problem';
-import type { WireDocument } from '../../../../common/src/wire/xml';
 import { escapeHtml } from '../../../../common/src/html';
 import { envelope, SOAP_11, svcElement, VersionMismatch, type SoapVersion } from './envelope';
 
@@ -24,7 +23,7 @@ export interface FaultAnswer {
 function faultXml(version: SoapVersion, problem: ProblemAnswer, error: unknown): string {
   const code = error instanceof VersionMismatch ? error.soapFaultCode : problem.status < 500 ? version.sender : version.receiver;
   const reason = escapeHtml(problem.body.detail ? `${problem.body.title}: ${problem.body.detail}` : problem.body.title);
-  const detail = svcElement('problem', problem.body as unknown as WireDocument);
+  const detail = svcElement('problem', problem.body);
   if (version === SOAP_11) return `<soap:Fault><faultcode>soap:${code}</faultcode><faultstring>${reason}</faultstring><detail>${detail}</detail></soap:Fault>`;
   return `<soap:Fault><soap:Code><soap:Value>soap:${code}</soap:Value></soap:Code><soap:Reason><soap:Text xml:lang="en">${reason}</soap:Text></soap:Reason><soap:Detail>${detail}</soap:Detail></soap:Fault>`;
 }

@@ -1,20 +1,21 @@
 /**
  * The service's operations (SPEC 13), each the REST resource's twin: the same parameter checks, the
- * same policy decision point (authorize, or decideCheck for isAllowed), the same transport-free
+ * same policy decision point (authorize, or the check for isAllowed), the same transport-free
  * subject operations and audit. Messages mirror the REST XML documents: a response's members are
  * the REST body's (`subject`, the search page, the check answer, `session`).
  */
 import { InvalidOperation, InvalidRequest } from '../../../../common/src/errors';
-import type { WireDocument, WireValue } from '../../../../common/src/wire/xml';
+import type { WireValue } from '../../../../common/src/wire/xml';
 import { OPERATIONS, operationNamed, type Operation } from '../../../../common/src/wire/operations';
-import type { Core } from '../../core';
 import { sessionView } from '../../sessions/session';
 import type { StoredSubject } from '../../subjects/subject';
 import { assertSubjectId } from '../../subjects/subject-id';
-import * as subjects from '../../subjects/subject-operations';
-import { authorize } from '../authorize';
+import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-operations';
 import type { RequestState } from '../request-state';
-import { decideCheck } from '../rest/check';
+import type { HttpServices } from '../services';
+
+/** What the operations use. */
+export type SoapServices = Pick<HttpServices, 'decisions' | 'subjects' | 'subjectOperations'>;
 
 type Members = Record<string, WireValue>;
 
@@ -22,7 +23,7 @@ type Members = Record<string, WireValue>;
 interface SoapOperation {
   required: readonly string[];
   optional: readonly string[];
-  perform(core: Core, state: RequestState, p: Members): Promise<WireDocument>;
+  perform(s: SoapServices, state: RequestState, p: Members): Promise<object>;
 }
 
 export const OPERATION_NAMES = ['create', 'read', 'update', 'delete', 'search', 'isAllowed', 'getSession'] as const;
@@ -32,9 +33,9 @@ const text = (p: Members, name: string): string => p[name] as string;
 const optionalText = (p: Members, name: string): string | undefined => (p[name] === undefined ? undefined : text(p, name));
 
 /** A context that exists (404 otherwise), and a subject id of the right syntax: before authorization, as in REST. */
-function contextOf(core: Core, p: Members): string {
+function contextOf(s: SoapServices, p: Members): string {
   const contextId = text(p, 'contextId');
-  core.subjects.context(contextId);
+  s.subjects.context(contextId);
   return contextId;
 }
 
@@ -52,18 +53,18 @@ function integer(p: Members, name: string): number | undefined {
 const collection = (contextId: string) => `contexts/${contextId}/subjects`;
 const one = (contextId: string, subjectId: string) => `contexts/${contextId}/subjects/${subjectId}`;
 
-function subjectAnswer(core: Core, contextId: string, subject: StoredSubject): WireDocument {
-  return { subject: core.subjects.view(contextId, subject) as unknown as WireValue, etag: subjects.etagOf(subject) };
+function subjectAnswer(s: SoapServices, contextId: string, subject: StoredSubject): object {
+  return { subject: s.subjects.view(contextId, subject), etag: etagOf(subject) };
 }
 
 /**
  * A subject message: as the REST XML's, except that an empty element stands for an empty object
  * where the schema says one (a client writes `attributes: {}` as `<attributes/>`).
  */
-function subjectOf(value: WireValue | undefined): subjects.SubjectInput {
+function subjectOf(value: WireValue | undefined): SubjectInput {
   const subject = value === '' ? {} : value;
-  if (subject && typeof subject === 'object' && !Array.isArray(subject) && subject.attributes === '') return subjects.subjectInput({ ...subject, attributes: {} });
-  return subjects.subjectInput(subject);
+  if (subject && typeof subject === 'object' && !Array.isArray(subject) && subject.attributes === '') return subjectInput({ ...subject, attributes: {} });
+  return subjectInput(subject);
 }
 
 /** The operations a check may name for a collection and for one subject (REST's FITS). */
@@ -73,76 +74,76 @@ const OPS: Record<OperationName, SoapOperation> = {
   create: {
     required: ['contextId', 'subject'],
     optional: [],
-    async perform(core, state, p) {
-      const contextId = contextOf(core, p);
-      await authorize(core, state, 'CREATE', collection(contextId));
-      return subjectAnswer(core, contextId, await subjects.createSubject(core, state, contextId, subjectOf(p.subject)));
+    async perform(s, state, p) {
+      const contextId = contextOf(s, p);
+      await s.decisions.authorize(state, 'CREATE', collection(contextId));
+      return subjectAnswer(s, contextId, await s.subjectOperations.create(state, contextId, subjectOf(p.subject)));
     },
   },
   read: {
     required: ['contextId', 'subjectId'],
     optional: [],
-    async perform(core, state, p) {
+    async perform(s, state, p) {
       const subjectId = subjectIdOf(p);
-      const contextId = contextOf(core, p);
-      await authorize(core, state, 'READ', one(contextId, subjectId));
-      return subjectAnswer(core, contextId, await subjects.readSubject(core, contextId, subjectId));
+      const contextId = contextOf(s, p);
+      await s.decisions.authorize(state, 'READ', one(contextId, subjectId));
+      return subjectAnswer(s, contextId, await s.subjects.read(contextId, subjectId));
     },
   },
   update: {
     required: ['contextId', 'subjectId', 'subject'],
     optional: ['ifMatch'],
-    async perform(core, state, p) {
+    async perform(s, state, p) {
       const subjectId = subjectIdOf(p);
-      const contextId = contextOf(core, p);
-      await authorize(core, state, 'UPDATE', one(contextId, subjectId));
-      const updated = await subjects.updateSubject(core, state, contextId, subjectId, subjectOf(p.subject), optionalText(p, 'ifMatch'));
-      return subjectAnswer(core, contextId, updated);
+      const contextId = contextOf(s, p);
+      await s.decisions.authorize(state, 'UPDATE', one(contextId, subjectId));
+      const updated = await s.subjectOperations.update(state, contextId, subjectId, subjectOf(p.subject), optionalText(p, 'ifMatch'));
+      return subjectAnswer(s, contextId, updated);
     },
   },
   delete: {
     required: ['contextId', 'subjectId'],
     optional: [],
-    async perform(core, state, p) {
+    async perform(s, state, p) {
       const subjectId = subjectIdOf(p);
-      const contextId = contextOf(core, p);
-      await authorize(core, state, 'DELETE', one(contextId, subjectId));
-      await subjects.deleteSubject(core, state, contextId, subjectId);
+      const contextId = contextOf(s, p);
+      await s.decisions.authorize(state, 'DELETE', one(contextId, subjectId));
+      await s.subjectOperations.delete(state, contextId, subjectId);
       return {};
     },
   },
   search: {
     required: ['contextId'],
     optional: ['search', 'filter', 'offset', 'quantity'],
-    async perform(core, state, p) {
-      const contextId = contextOf(core, p);
-      await authorize(core, state, 'SEARCH', collection(contextId));
+    async perform(s, state, p) {
+      const contextId = contextOf(s, p);
+      await s.decisions.authorize(state, 'SEARCH', collection(contextId));
       const input = { search: optionalText(p, 'search'), filter: optionalText(p, 'filter'), offset: integer(p, 'offset'), quantity: integer(p, 'quantity') };
-      return (await subjects.searchSubjects(core, contextId, input)) as unknown as WireDocument;
+      return s.subjectOperations.search(contextId, input);
     },
   },
   isAllowed: {
     required: ['operation', 'contextId'],
     optional: ['subjectId'],
-    async perform(core, state, p) {
+    async perform(s, state, p) {
       const asked = text(p, 'operation');
       const operation = operationNamed(asked);
       if (!operation) throw new InvalidOperation(`unknown operation "${asked.slice(0, 32)}"; use one of ${OPERATIONS.join(', ')}`);
       const subjectId = p.subjectId === undefined ? undefined : subjectIdOf(p);
-      const contextId = contextOf(core, p);
+      const contextId = contextOf(s, p);
       if (ON_COLLECTION.includes(operation) !== (subjectId === undefined)) {
         throw new InvalidOperation(`${operation} does not fit ${subjectId === undefined ? 'a collection' : 'a subject'}`);
       }
       const target = subjectId === undefined ? collection(contextId) : one(contextId, subjectId);
-      return (await decideCheck(core, state, operation, target, contextId, subjectId)) as unknown as WireDocument;
+      return s.decisions.check(state, operation, target, contextId, subjectId);
     },
   },
   getSession: {
     required: [],
     optional: [],
-    async perform(core, state) {
-      await authorize(core, state, 'READ', 'session');
-      return { session: sessionView(state.session) as unknown as WireValue };
+    async perform(s, state) {
+      await s.decisions.authorize(state, 'READ', 'session');
+      return { session: sessionView(state.session) };
     },
   },
 };
@@ -152,7 +153,7 @@ export function isOperationName(name: string): name is OperationName {
 }
 
 /** Checks the members against the operation's parameters (all text but `subject`), then performs it. */
-export function performOperation(core: Core, state: RequestState, name: OperationName, members: Members): Promise<WireDocument> {
+export function performOperation(s: SoapServices, state: RequestState, name: OperationName, members: Members): Promise<object> {
   const op = OPS[name];
   const unknown = Object.keys(members).filter((k) => !op.required.includes(k) && !op.optional.includes(k));
   if (unknown.length) throw new InvalidRequest(`${name} has no parameter ${unknown[0].slice(0, 32)}`, { errors: unknown.map((k) => ({ path: `${name}.${k.slice(0, 32)}`, message: 'unknown member' })) });
@@ -161,5 +162,5 @@ export function performOperation(core: Core, state: RequestState, name: Operatio
   for (const [k, v] of Object.entries(members)) {
     if (k !== 'subject' && typeof v !== 'string') throw new InvalidRequest(`${name}.${k} must be text`, { errors: [{ path: `${name}.${k}`, message: 'not text' }] });
   }
-  return op.perform(core, state, members);
+  return op.perform(s, state, members);
 }

@@ -6,8 +6,8 @@
  */
 import { InvalidRequest } from '../../../../common/src/errors';
 import type { XmlElement } from '../../../../common/src/wire/xml-tree';
-import type { Core } from '../../core';
-import { loginServiceOf } from '../../login/login-service';
+import type { CredentialNames, SvcConfig } from '../../config/types';
+import type { LoginService } from '../../login/login-service';
 import type { Session } from '../../sessions/session';
 import { SVC_NS, toWire, type SoapVersion } from './envelope';
 
@@ -42,17 +42,10 @@ function fieldsOf(header: XmlElement): Partial<Record<Field, string>> {
 }
 
 /** The transient session of a header-authenticated call; a failed login is its refusal (401, 429). */
-export async function headerSession(core: Core, header: XmlElement, peer: string): Promise<Session> {
+export async function headerSession(logins: LoginService, config: SvcConfig, header: XmlElement, peer: string): Promise<Session> {
   const fields = fieldsOf(header);
-  const configured = core.config.settings.credentialNames;
   const params: Record<string, string> = Object.create(null) as Record<string, string>;
-  const names: Record<Field, string> = {
-    clientId: configured.client,
-    clientcred: configured.clientcred,
-    token: configured.token,
-    user: configured.user,
-    password: configured.password,
-  };
-  for (const field of FIELDS) if (fields[field] !== undefined) params[names[field]] = fields[field];
-  return loginServiceOf(core).transient({ params, peer });
+  const names: Record<Field, keyof CredentialNames> = { clientId: 'client', clientcred: 'clientcred', token: 'token', user: 'user', password: 'password' };
+  for (const field of FIELDS) if (fields[field] !== undefined) params[config.settings.credentialNames[names[field]]] = fields[field];
+  return logins.transient({ params, peer });
 }

@@ -1,0 +1,53 @@
+import type { ContextConfig } from '../../config/types';
+import type { SubjectService } from '../../subjects/subject-service';
+import { step } from '../exchange';
+import type { RestResource } from '../rest-resource';
+import { sendDocument } from '../respond';
+import type { HttpServices } from '../services';
+
+/** What a form needs to be built from a context's definition (the portlets, SPEC 10.4). */
+function contextDocument(config: ContextConfig) {
+  const attributes = Object.fromEntries(
+    Object.entries(config.definition.attributes).map(([name, d]) => [name, { type: d.type, multivalued: d.multivalued, required: d.required, unique: d.unique, mutability: d.mutability }]),
+  );
+  return {
+    context: {
+      id: config.id,
+      attributes,
+      searchAttributes: config.searchAttributes,
+      // Which attributes a registrant gives, and which one is the password.
+      registration: config.registration.enabled,
+      registrationAttributes: config.registration.enabled ? config.registration.attributes : [],
+      passwordAttribute: config.definition.password ?? null,
+      forgottenPassword: config.forgottenPassword.enabled,
+    },
+  };
+}
+
+/** `{base}/contexts`: the contexts the session's client may use, its default marked. */
+export const contexts = (s: Pick<HttpServices, 'client'>): RestResource => ({
+  path: '/contexts',
+  methods: { GET: 'SEARCH' },
+  fits: [],
+  name: 'this resource',
+  target: () => 'contexts',
+  perform: {
+    GET: step('listContexts', ({ req, res, state, config }) => {
+      const client = s.client(state.session.clientId);
+      const ids = client ? client.contexts : config.contexts.map((c) => c.id);
+      sendDocument(req, res, 200, { contexts: ids.map((id) => ({ id, default: id === (client?.defaultContext ?? ids[0]) })) });
+    }),
+  },
+});
+
+/** `{base}/contexts/{c}`: the context's definition, for forms. */
+export const context = (s: { subjects: Pick<SubjectService, 'context'> }): RestResource => ({
+  path: '/contexts/:contextId',
+  methods: { GET: 'READ' },
+  fits: [],
+  name: 'this resource',
+  target: (ids) => `contexts/${ids.contextId}`,
+  perform: {
+    GET: step('readContext', ({ req, res, ids }) => sendDocument(req, res, 200, contextDocument(s.subjects.context(ids.contextId!).config))),
+  },
+});

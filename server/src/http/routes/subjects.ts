@@ -1,0 +1,80 @@
+import type { Request, Response } from 'express';
+import { MalformedBody } from '../../../../common/src/errors';
+import type { StoredSubject } from '../../subjects/subject';
+import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-operations';
+import { documentBody, integerParam, queryParam } from '../body';
+import { step } from '../exchange';
+import type { RestResource } from '../rest-resource';
+import { sendDocument } from '../respond';
+import type { HttpServices } from '../services';
+
+type Services = Pick<HttpServices, 'subjects' | 'subjectOperations'>;
+
+/** `{"subject":{"uniqueId":…,"attributes":{…}}}` and nothing else. */
+function subjectBody(req: Request): SubjectInput {
+  const doc = documentBody(req);
+  if (!doc) throw new MalformedBody('a subject body is required');
+  const keys = Object.keys(doc);
+  if (keys.length !== 1 || keys[0] !== 'subject') throw new MalformedBody('the body must be {"subject": {...}}', { errors: keys.filter((k) => k !== 'subject').map((k) => ({ path: k, message: 'unknown member' })) });
+  return subjectInput(doc.subject);
+}
+
+function sendSubject(s: Services, req: Request, res: Response, status: number, contextId: string, subject: StoredSubject): void {
+  res.setHeader('ETag', etagOf(subject));
+  sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject) });
+}
+
+/** `If-None-Match` names the subject's current version. */
+const notModified = (req: Request, subject: StoredSubject) => {
+  const match = req.headers['if-none-match'];
+  return match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etagOf(subject));
+};
+
+/** `{base}/contexts/{c}/subjects`: CREATE (a registration from an anonymous session) and SEARCH. */
+export const subjectCollection = (s: Services): RestResource => ({
+  path: '/contexts/:contextId/subjects',
+  methods: { POST: 'CREATE', GET: 'SEARCH' },
+  fits: ['CREATE', 'SEARCH'],
+  name: 'this resource',
+  target: (ids) => `contexts/${ids.contextId}/subjects`,
+  perform: {
+    POST: step('createSubject', async ({ req, res, ids, state, mount }) => {
+      const contextId = ids.contextId!;
+      const created = await s.subjectOperations.create(state, contextId, subjectBody(req));
+      res.setHeader('Location', `${mount}/contexts/${encodeURIComponent(contextId)}/subjects/${encodeURIComponent(created.uniqueId)}`);
+      sendSubject(s, req, res, 201, contextId, created);
+    }),
+    GET: step('searchSubjects', async ({ req, res, ids, config }) => {
+      const { defaultQuantity, maxQuantity } = config.settings.search;
+      const offset = integerParam(req, 'offset', 0);
+      const quantity = integerParam(req, 'quantity', defaultQuantity, maxQuantity);
+      const body = await s.subjectOperations.search(ids.contextId!, { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), offset, quantity });
+      sendDocument(req, res, 200, body, { xmlRoot: 'search' });
+    }),
+  },
+});
+
+/** `{base}/contexts/{c}/subjects/{s}`: READ (with If-None-Match), UPDATE (with If-Match), DELETE. */
+export const subject = (s: Services): RestResource => ({
+  path: '/contexts/:contextId/subjects/:subjectId',
+  methods: { GET: 'READ', PUT: 'UPDATE', DELETE: 'DELETE' },
+  fits: ['READ', 'UPDATE', 'DELETE'],
+  name: 'a subject',
+  target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}`,
+  perform: {
+    GET: step('readSubject', async ({ req, res, ids }) => {
+      const found = await s.subjects.read(ids.contextId!, ids.subjectId!);
+      if (!notModified(req, found)) return sendSubject(s, req, res, 200, ids.contextId!, found);
+      res.setHeader('ETag', etagOf(found));
+      res.status(304).end();
+    }),
+    PUT: step('updateSubject', async ({ req, res, ids, state }) => {
+      const updated = await s.subjectOperations.update(state, ids.contextId!, ids.subjectId!, subjectBody(req), req.headers['if-match']);
+      sendSubject(s, req, res, 200, ids.contextId!, updated);
+    }),
+    DELETE: step('deleteSubject', async ({ res, ids, state }) => {
+      await s.subjectOperations.delete(state, ids.contextId!, ids.subjectId!);
+      res.status(204).end();
+    }),
+  },
+});
