@@ -35,7 +35,8 @@ export interface GatewayAppDeps extends ProxyDeps {
   trust: TrustOptions;
 }
 
-type Handler = (deps: GatewayAppDeps, req: Request, res: Response, rest: string, principal: VerifiedPrincipal) => Promise<void>;
+/** `query`: the raw query without `?`, as the listener split it off once. */
+type Handler = (deps: GatewayAppDeps, req: Request, res: Response, rest: string, principal: VerifiedPrincipal, query: string) => Promise<void>;
 
 interface Route {
   name: string;
@@ -55,9 +56,8 @@ const ROUTES: readonly Route[] = [
 ];
 
 function forwardTo(corePath: (rest: string) => string): Handler {
-  return async (deps, req, res, rest, principal) => {
+  return async (deps, req, res, rest, principal, query) => {
     const body = await bufferBody(req, res, deps.bodyLimit);
-    const { query } = splitTarget(req.originalUrl);
     await proxy(deps, principal, { method: req.method, path: corePath(rest), query: stripQuery(query, deps.isCredentialParameter), headers: req.headers, body }, res);
   };
 }
@@ -108,7 +108,7 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
   const lines = deps.log.child({}, { redact: { paths: [] } });
   const trust = portalTrust(deps.trust);
   /** A path that does not decode is 400 at once; then portal trust, for every path (known or not), then the route. */
-  const serve = async (req: Request, res: Response, path: string) => {
+  const serve = async (req: Request, res: Response, path: string, query: string) => {
     const malformed = malformedPathEscape(path);
     if (malformed) throw malformed;
     const principal = await trust(req);
@@ -116,16 +116,17 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
     const route = rest === undefined ? undefined : ROUTES.find((r) => r.matches(rest) && (r.methods === undefined || r.methods.includes(req.method)));
     if (rest === undefined || route === undefined) throw new NotFound('no such resource');
     res.locals.route = route.name;
-    await route.handle(deps, req, res, rest, principal);
+    await route.handle(deps, req, res, rest, principal, query);
   };
 
   const listener: http.RequestListener = (incoming, outgoing) => {
     const { req, res } = adoptExpressExchange(incoming, outgoing);
-    const end = deps.metrics.requests.startTimer();
-    const { path } = splitTarget(req.url);
+    const started = process.hrtime.bigint();
+    const { path, query } = splitTarget(req.url);
     res.on('finish', () => {
       const route = String(res.locals.route ?? 'unmatched');
-      const seconds = end({ method: req.method, route, status: String(res.statusCode) });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.observeRequest(req.method, route, res.statusCode, seconds);
       // The path without its query; never the assertion, a cookie or the principal's name.
       if (logsRequest(requestLog, res.statusCode)) lines.info({ method: req.method, path, route, status: res.statusCode, ms: Math.round(seconds * 1e5) / 100 }, 'request');
     });
@@ -135,7 +136,7 @@ export function createGatewayHttp(deps: GatewayAppDeps): GatewayHttp {
       app(req, res);
       return;
     }
-    serve(req, res, path).catch((error: unknown) => handleError(deps.log, error, req, res));
+    serve(req, res, path, query).catch((error: unknown) => handleError(deps.log, error, req, res));
   };
   return { options, listener };
 }

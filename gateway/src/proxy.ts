@@ -85,7 +85,7 @@ export async function proxy(deps: ProxyDeps, principal: VerifiedPrincipal, outbo
 }
 
 async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincipal, outbound: Outbound, res: Response): Promise<void> {
-  const held = principal.user === null ? new CarriedVisitorSession(deps, principal, outbound.headers) : heldSession(deps.sessions, principal);
+  const held = principal.user === null ? new CarriedVisitorSession(deps, principal, outbound.headers) : new HeldUserSession(deps.sessions, principal);
   let session = await held.get(core);
   let answer = await send(deps, session, principal, outbound);
   let verdict = await inspect(deps, answer, session, held, outbound.method);
@@ -203,14 +203,28 @@ interface HeldSession {
   adopt(previous: CoreSession, cookie: string): Promise<void>;
 }
 
-/** A portal user's core session, held by the gateway for the principal. */
-function heldSession(sessions: CoreSessions, principal: VerifiedPrincipal): HeldSession {
-  return {
-    get: (core) => sessions.get(core, principal),
-    renew: (stale) => sessions.renew(stale, principal),
-    drop: (stale) => sessions.drop(stale, principal),
-    adopt: (previous, cookie) => sessions.adopt(previous, cookie, principal),
-  };
+/** A portal user's core session, held by the gateway for the principal (one object a request, no closures). */
+class HeldUserSession implements HeldSession {
+  constructor(
+    private readonly sessions: CoreSessions,
+    private readonly principal: VerifiedPrincipal,
+  ) {}
+
+  get(core: string): Promise<CoreSession> {
+    return this.sessions.get(core, this.principal);
+  }
+
+  renew(stale: CoreSession): Promise<CoreSession> {
+    return this.sessions.renew(stale, this.principal);
+  }
+
+  drop(stale: CoreSession): Promise<void> {
+    return this.sessions.drop(stale, this.principal);
+  }
+
+  adopt(previous: CoreSession, cookie: string): Promise<void> {
+    return this.sessions.adopt(previous, cookie, this.principal);
+  }
 }
 
 /**
@@ -264,21 +278,14 @@ interface Verdict {
   body?: Buffer;
 }
 
+/** Most answers: no cookie set, nothing about the session said. */
+const NOTHING_TO_DO: Verdict = Object.freeze({ renew: false });
+
 async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, held: HeldSession, method: string): Promise<Verdict> {
-  const cookie = applySetCookie(session.cookie, answer.headers['set-cookie']);
-  const issued = cookieValue(cookie, deps.cookieName);
-  const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
-  // A visitor follows whatever the core issues; a user keeps the core's other cookies (flow state)
-  // only while its session cookie stays the same.
-  if (cookie !== session.cookie && (session.anonymous || !reissued)) {
-    try {
-      await held.adopt(session, cookie);
-    } catch (error) {
-      // The answer is not passed on (503): free its connection before giving up.
-      await answer.body.dump().catch(() => undefined);
-      throw error;
-    }
-  }
+  const setCookie = answer.headers['set-cookie'];
+  const reissued = setCookie !== undefined && (await adoptCookies(deps, answer, session, held, setCookie));
+  // Neither a refusal nor a challenge: nothing below can apply (the common case, decided without parsing).
+  if (answer.statusCode !== 401 && answer.statusCode !== 403 && answer.headers['www-authenticate'] === undefined && !reissued) return NOTHING_TO_DO;
   const wwwAuthenticate = String(answer.headers['www-authenticate'] ?? '');
   let body: Buffer | undefined;
   let code: string | undefined;
@@ -298,6 +305,27 @@ async function inspect(deps: ProxyDeps, answer: Dispatcher.ResponseData, session
     await held.drop(session);
   }
   return { renew: false, body };
+}
+
+/**
+ * Applies the answer's Set-Cookie to the session's cookies; says whether the core issued a new
+ * session cookie. A visitor follows whatever the core issues; a user keeps the core's other cookies
+ * (flow state) only while its session cookie stays the same.
+ */
+async function adoptCookies(deps: ProxyDeps, answer: Dispatcher.ResponseData, session: CoreSession, held: HeldSession, setCookie: string | string[]): Promise<boolean> {
+  const cookie = applySetCookie(session.cookie, setCookie);
+  const issued = cookieValue(cookie, deps.cookieName);
+  const reissued = issued !== undefined && issued !== cookieValue(session.cookie, deps.cookieName);
+  if (cookie !== session.cookie && (session.anonymous || !reissued)) {
+    try {
+      await held.adopt(session, cookie);
+    } catch (error) {
+      // The answer is not passed on (503): free its connection before giving up.
+      await answer.body.dump().catch(() => undefined);
+      throw error;
+    }
+  }
+  return reissued;
 }
 
 async function readBounded(body: AsyncIterable<Buffer>): Promise<Buffer> {
