@@ -7,6 +7,7 @@
  *   node dist/bench/run.js --only check --only read   → bench/results-partial.json
  *   options: --duration S  --warmup S  --connections N  --out FILE
  *   BENCH_PROFILE=DIR  runs every child under --cpu-prof, profiles written to DIR
+ *   BENCH_GATEWAY_OTHER=…/dist/bench  the gateway scenario also measures that build's gateway (before/after in one run)
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';

@@ -1,5 +1,6 @@
 import type { CoreReady, MemoryReport } from '../servers/core-shared';
 import { withChild } from './child';
+import { memoryOf } from './memory-signal';
 
 export interface CoreUnderTest extends CoreReady {
   /** `Cookie` header value of a USER session. */
@@ -52,16 +53,7 @@ export function withCore<R>(
     'servers/core',
     args,
     (child) => {
-      // One signal and one answer line at a time: the lines carry no request id.
-      let last: Promise<unknown> = Promise.resolve();
-      const memory = (): Promise<MemoryReport> => {
-        const next = last.then(() => {
-          child.process.kill('SIGUSR2');
-          return child.nextLine() as Promise<MemoryReport>;
-        });
-        last = next.catch(() => undefined);
-        return next;
-      };
+      const memory = memoryOf(child);
       return body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url), memory });
     },
     { nodeArgs: options.nodeArgs, dir: options.dir },

@@ -1,7 +1,8 @@
 import { signPrincipalAssertion, ASSERTION_HEADER, type PrincipalName } from '../../common/src/assertion/principal-assertion';
-import type { GatewayReady } from '../servers/core-shared';
+import type { GatewayMemoryReport, GatewayReady } from '../servers/core-shared';
 import { withChild } from './child';
 import { settle } from './core';
+import { memoryOf } from './memory-signal';
 
 export interface GatewayUnderTest extends GatewayReady {
   /**
@@ -17,6 +18,10 @@ export interface GatewayUnderTest extends GatewayReady {
    * So this first gives the gateway half a second to notice the closed connections.
    */
   settle(): Promise<void>;
+  /** The gateway process (its CPU time: lib/cpu.ts). */
+  pid: number;
+  /** Its memory after full GCs and the nonces held (SIGUSR2); only when started with `nodeArgs: ['--expose-gc']`. */
+  memory(): Promise<GatewayMemoryReport>;
 }
 
 const VISITOR = 'bench-portal-session-1';
@@ -36,12 +41,21 @@ async function ready(url: string): Promise<void> {
   throw new Error('the gateway had no healthy core within 30 s');
 }
 
+export interface GatewayChildOptions {
+  /** `gateway.redis`: its replay cache and core sessions there, at that URL under that prefix. */
+  redis?: { url: string; prefix: string };
+  /** Node flags (e.g. --expose-gc for `memory()`). */
+  nodeArgs?: string[];
+  /** Another build's compiled bench folder (`…/dist/bench`): its gateway, to compare with this one in the same run. */
+  dir?: string;
+}
+
 /**
  * Runs `body` against a fresh gateway process (servers/gateway.ts) forwarding to the core at
- * `coreBase`, stopped afterwards; with `redis`, its replay cache and core sessions are there
- * (`gateway.redis` at that URL, under that prefix).
+ * `coreBase`, stopped afterwards.
  */
-export function withGateway<R>(coreBase: string, body: (gateway: GatewayUnderTest) => Promise<R>, redis?: { url: string; prefix: string }): Promise<R> {
+export function withGateway<R>(coreBase: string, body: (gateway: GatewayUnderTest) => Promise<R>, options: GatewayChildOptions = {}): Promise<R> {
+  const { redis } = options;
   const args = ['--core', coreBase, ...(redis ? ['--redis', redis.url, '--prefix', redis.prefix] : [])];
   return withChild<GatewayReady, R>('servers/gateway', args, (child) => {
     const { portal, secret } = child.ready;
@@ -55,6 +69,8 @@ export function withGateway<R>(coreBase: string, body: (gateway: GatewayUnderTes
         await ready(child.ready.url);
         await settle(child.ready.url);
       },
+      pid: child.process.pid!,
+      memory: memoryOf<GatewayMemoryReport>(child),
     });
-  });
+  }, { nodeArgs: options.nodeArgs, dir: options.dir });
 }

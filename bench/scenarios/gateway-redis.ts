@@ -56,7 +56,7 @@ export const gatewayRedis: Scenario = {
               runs[which].push(await through(gw, half));
             }
             return [mean(runs.memory), mean(runs.redis)];
-          }, { url: BENCH_REDIS_URL, prefix }),
+          }, { redis: { url: BENCH_REDIS_URL, prefix } }),
         );
         const memoryRow = loadRow(`check form 3 through the gateway (memory), ${many} connections (USER bob)`, memory, { target: 'reference' });
         return [memoryRow, loadRow(`check form 3 through the gateway with gateway.redis, ${many} connections (USER bob)`, shared, { reference: memoryRow })];

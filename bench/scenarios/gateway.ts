@@ -1,7 +1,8 @@
+import { processCpuSeconds } from '../lib/cpu';
 import { withCore } from '../lib/core';
-import { withGateway } from '../lib/gateway';
+import { withGateway, type GatewayUnderTest } from '../lib/gateway';
 import { rawLoop } from '../lib/raw-loop';
-import { loadRow, type Scenario } from '../lib/scenario';
+import { loadRow, type Row, type Scenario } from '../lib/scenario';
 
 const MIN_RATIO = 0.5;
 /** Clients at which both paths are compared: enough that the extra hop's latency does not cap the gateway row. */
@@ -21,9 +22,21 @@ const SATURATING = 4;
  * connections: at 16 the direct check already holds the core's one thread at 100 %, while a request
  * through the gateway spends most of its time travelling between three processes (measured: core
  * 51 %, gateway 75 %, nothing saturated), so 16 clients measure the hop's latency, not its capacity.
- * The row at the run's own connection count is reported beside it. The gateway's one core login for
+ * The rows at the run's own connection count (direct, then through the gateway) are reported beside
+ * them (issue 28 states both ratios). BENCH_GATEWAY_OTHER=…/dist/bench runs another build's gateway
+ * beside this one, against the same core, each row right after this build's (before and after a
+ * change, in one run). The gateway's one core login for
  * bob happens in the first warmup and is cached after that.
  */
+/**
+ * The gateway's CPU time (user + system, /proc) over a row, warm-up included, per request at the
+ * measured rate: on a machine shared with other work this is steadier than throughput.
+ */
+function cpuMicrosecondsPerRequest(seconds: number, measured: number, ctx: { duration: number; warmup: number }): number {
+  const requests = (measured * (ctx.duration + ctx.warmup)) / ctx.duration;
+  return requests > 0 ? Math.round((seconds * 1e6) / requests) : 0;
+}
+
 export const gateway: Scenario = {
   name: 'gateway',
   run: (ctx) =>
@@ -32,17 +45,28 @@ export const gateway: Scenario = {
         const base = { method: 'GET' as const, duration: ctx.duration, warmup: ctx.warmup, expectStatus: 200, headers: { Accept: 'application/json' } };
         const direct = (connections: number) =>
           rawLoop({ ...base, connections, origin: core.url, path: '/svc/resources/contexts/employees/subjects/bob?isAllowed=READ', headers: { ...base.headers, Cookie: core.cookie('bob') } });
-        const through = (connections: number) =>
-          rawLoop({ ...base, connections, origin: gw.url, path: `${gw.root}/api/contexts/employees/subjects/bob?isAllowed=READ`, nextHeaders: (method, sent) => gw.assertion({ contextId: 'employees', uniqueId: 'bob' }, method, sent) });
+        const through = (via: GatewayUnderTest, connections: number) =>
+          rawLoop({ ...base, connections, origin: via.url, path: `${via.root}/api/contexts/employees/subjects/bob?isAllowed=READ`, nextHeaders: (method, sent) => via.assertion({ contextId: 'employees', uniqueId: 'bob' }, method, sent) });
         const many = ctx.connections * SATURATING;
-        await core.settle();
-        const directRow = loadRow(`check form 3 direct, raw loop, ${many} connections (USER bob)`, await direct(many), { target: 'reference' });
-        await core.settle();
-        await gw.settle();
-        const atCapacity = loadRow(`check form 3 through the gateway, ${many} connections (USER bob)`, await through(many), { reference: directRow, minRatio: MIN_RATIO });
-        await gw.settle();
-        const atRunConnections = loadRow(`check form 3 through the gateway, ${ctx.connections} connections (USER bob)`, await through(ctx.connections), { reference: directRow });
-        return [directRow, atCapacity, atRunConnections];
+        /** At `connections`: the direct check, then through this gateway (and through the other build's, when given), each ratio against that direct row. */
+        const compared = async (connections: number, other: GatewayUnderTest | undefined): Promise<Row[]> => {
+          await core.settle();
+          const directRow = loadRow(`check form 3 direct, raw loop, ${connections} connections (USER bob)`, await direct(connections), { target: 'reference' });
+          const rows = [directRow];
+          for (const [via, label] of [[gw, ''], ...(other ? [[other, ' (the other build: BENCH_GATEWAY_OTHER)'] as const] : [])] as const) {
+            await core.settle();
+            await via.settle();
+            const cpuBefore = processCpuSeconds(via.pid) ?? 0;
+            const measured = await through(via, connections);
+            const note = `gateway CPU ${cpuMicrosecondsPerRequest((processCpuSeconds(via.pid) ?? 0) - cpuBefore, measured.total, ctx)} µs a request`;
+            const name = `check form 3 through the gateway${label}, ${connections} connections (USER bob)`;
+            rows.push(loadRow(name, measured, connections === many ? { reference: directRow, minRatio: MIN_RATIO, note } : { reference: directRow, note }));
+          }
+          return rows;
+        };
+        const both = async (other?: GatewayUnderTest) => [...(await compared(many, other)), ...(await compared(ctx.connections, other))];
+        const otherBuild = process.env.BENCH_GATEWAY_OTHER;
+        return otherBuild ? withGateway(core.base, (other) => both(other), { dir: otherBuild }) : both();
       }),
     ),
 };

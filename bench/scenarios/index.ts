@@ -6,6 +6,7 @@ import { certificate } from './certificate';
 import { check } from './check';
 import { create } from './create';
 import { gateway } from './gateway';
+import { gatewayMemory } from './gateway-memory';
 import { gatewayRedis } from './gateway-redis';
 import { ldap } from './ldap';
 import { login } from './login';
@@ -24,4 +25,4 @@ import { workers } from './workers';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayRedis, portal, portalRequests, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory, versus];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayMemory, gatewayRedis, portal, portalRequests, read, soap, search, postgres, workers, ldap, create, hash, login, certificate, sessionMemory, versus];

@@ -33,6 +33,11 @@ export interface MemoryReport {
   external: number;
 }
 
+/** What servers/gateway.ts prints on SIGUSR2 (run with --expose-gc): its memory and the nonces its replay cache holds. */
+export interface GatewayMemoryReport extends MemoryReport {
+  nonces: number;
+}
+
 /** The seeded subjects' ids: user000000, user000001, … (zero-padded, so prefixes select fixed counts). */
 export const seededId = (i: number): string => `user${String(i).padStart(6, '0')}`;
 

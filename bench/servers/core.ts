@@ -37,8 +37,9 @@ import { startServer, type RunningServer } from '../../server/src/server';
 import type { Attributes } from '../../server/src/subjects/subject';
 import type { ImportedSubject, SubjectWrite } from '../../server/src/subjects/store';
 import { onStop, report } from '../lib/child';
+import { reportMemoryOnSignal } from '../lib/memory-signal';
 import { addCertificateClients } from '../lib/pki';
-import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady, type MemoryReport } from './core-shared';
+import { BENCH_CLIENT, BENCH_CREDENTIALS, seededId, type CoreReady } from './core-shared';
 
 const GIVEN = ['Ada', 'Ben', 'Cleo', 'Dan', 'Eva', 'Finn', 'Gia', 'Hugo', 'Ines', 'Jon'];
 const FAMILY = ['Berg', 'Dahl', 'Eriksen', 'Holm', 'Lund', 'Moe', 'Nilsen', 'Strand', 'Vik', 'Aas'];
@@ -176,18 +177,6 @@ async function main(): Promise<void> {
   };
   report(ready);
   reportMemoryOnSignal();
-}
-
-/** With --expose-gc: on SIGUSR2, collect garbage fully and print the process's memory (`MemoryReport`). */
-function reportMemoryOnSignal(): void {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) return;
-  process.on('SIGUSR2', () => {
-    for (let i = 0; i < 3; i++) gc();
-    const { rss, heapUsed, heapTotal, external } = process.memoryUsage();
-    const memory: MemoryReport = { rss, heapUsed, heapTotal, external };
-    report(memory);
-  });
 }
 
 if (require.main === module) {

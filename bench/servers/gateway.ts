@@ -8,15 +8,19 @@
  *   (--redis: `gateway.redis`, the replay cache and core sessions shared in Redis)
  *   BENCH_GATEWAY_LOG=stderr  logs to stderr instead (to see what the gateway says during a run)
  *
- * Prints one JSON line (`GatewayReady`) on stdout.
+ * Prints one JSON line (`GatewayReady`) on stdout. Run with --expose-gc, it answers each SIGUSR2 with
+ * one more line (`GatewayMemoryReport`): its memory after full collections and the nonces its replay
+ * cache holds.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { buildGatewayConfig, startGateway } from '../../gateway/src/index';
 import { onStop, report } from '../lib/child';
+import { reportMemoryOnSignal } from '../lib/memory-signal';
 import { BENCH_CREDENTIALS, BENCH_GATEWAY_CLIENT, BENCH_PORTAL, type GatewayReady } from './core-shared';
 
 async function main(): Promise<void> {
@@ -40,7 +44,10 @@ async function main(): Promise<void> {
     values.log === 'silent'
       ? pino({ level: 'silent' })
       : pino({ name: 'svc-gateway', level: values.log, timestamp: pino.stdTimeFunctions.isoTime }, destination);
-  const running = await startGateway(config, { logger });
+  // The gateway's own replay cache (as startGateway would make it), held here to report its size.
+  const nonces = config.redis ? undefined : new MemoryNonceStore({ maxEntries: config.nonceCacheSize });
+  const running = await startGateway(config, { logger, nonces });
+  reportMemoryOnSignal(() => ({ nonces: nonces?.size ?? 0 }));
   onStop(async () => {
     await running.close();
     rmSync(dir, { recursive: true, force: true });
