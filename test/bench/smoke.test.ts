@@ -62,6 +62,7 @@ describe('bench --smoke', () => {
       'check form 4: GET /authz/... (USER)',
       'check form 3 direct, raw loop, 16 connections (USER bob)',
       'check form 3 through the gateway, 16 connections (USER bob)',
+      'check form 3 direct, raw loop, 4 connections (USER bob)',
       'check form 3 through the gateway, 4 connections (USER bob)',
       'check form 3 through the gateway, 16 connections (USER bob)',
       'portal home page (Self-Service), bob, 16 connections',
