@@ -129,6 +129,29 @@ function lockoutBehaviour(make: Make): void {
     expect(await store.counts('other/e', '10.7.0.2')).toEqual({ address: 2, pair: 2, subject: 3 });
   });
 
+  it('statuses: a pair or subject lock that holds, its end, and the subject’s failures, for many subjects in one call', async () => {
+    const start = clock.at;
+    await fail(store, 'ctx/a', '10.0.0.1', 5);
+    clock.at += MINUTE;
+    await fail(store, 'ctx/b', '10.0.0.2', 2);
+    const answer = await store.statuses(['ctx/a', 'ctx/b', 'ctx/none']);
+    expect([...answer.keys()]).toEqual(['ctx/a', 'ctx/b', 'ctx/none']);
+    expect(answer.get('ctx/a')).toEqual({ locked: true, lockedUntil: start + 15 * MINUTE, failures: 5 });
+    expect(answer.get('ctx/b')).toEqual({ locked: false, lockedUntil: null, failures: 2 });
+    expect(answer.get('ctx/none')).toEqual({ locked: false, lockedUntil: null, failures: 0 });
+    // A later pair lock of the same subject ends later: the latest end is shown.
+    await fail(store, 'ctx/a', '10.0.0.3', 5);
+    expect((await store.statuses(['ctx/a'])).get('ctx/a')).toEqual({ locked: true, lockedUntil: clock.at + 15 * MINUTE, failures: 10 });
+    clock.at = start + 15 * MINUTE;
+    expect((await store.statuses(['ctx/a'])).get('ctx/a')).toMatchObject({ locked: true, lockedUntil: start + 16 * MINUTE });
+    clock.at = start + 16 * MINUTE;
+    expect((await store.statuses(['ctx/a'])).get('ctx/a')).toEqual({ locked: false, lockedUntil: null, failures: 0 });
+    await fail(store, 'ctx/b', '10.0.0.2', 3);
+    await store.lift('ctx/b');
+    expect((await store.statuses(['ctx/b'])).get('ctx/b')).toEqual({ locked: false, lockedUntil: null, failures: 0 });
+    expect((await store.statuses([])).size).toBe(0);
+  });
+
   it('a success without a subject (anonymous, a token) leaves the address count as it was', async () => {
     await fail(store, undefined, '10.8.0.1', 2);
     await store.release(await attempt(store, [], '10.8.0.1'));
@@ -164,6 +187,22 @@ describeWithService(redisRequirement(), 'RedisLockoutStore', () => {
     }
   });
 
+  it('statuses of a page of subjects is one command to Redis, whatever their number', async () => {
+    const clock = { at: Date.UTC(2026, 0, 1) };
+    const store = make(clock);
+    const page = Array.from({ length: 25 }, (_, i) => `ctx/p${i}`);
+    await fail(store, 'ctx/p3', '10.0.0.1', 5);
+    await store.statuses(page); // loads the script
+    const sent = jest.spyOn(admin(), 'sendCommand');
+    try {
+      const answer = await store.statuses(page);
+      expect(sent).toHaveBeenCalledTimes(1);
+      expect(page.filter((s) => answer.get(s)!.locked)).toEqual(['ctx/p3']);
+    } finally {
+      sent.mockRestore();
+    }
+  });
+
   it('keeps every key bounded, with a TTL, under the given prefix', async () => {
     const clock = { at: Date.UTC(2026, 0, 1) };
     const prefix = `${runPrefix}bounded:`;
@@ -194,6 +233,7 @@ it('RedisLockoutStore answers ServiceUnavailable when Redis cannot be reached', 
   await expect(store.release(reservation, 'ctx/a')).rejects.toBeInstanceOf(ServiceUnavailable);
   await expect(store.counts('ctx/a', '10.0.0.1')).rejects.toBeInstanceOf(ServiceUnavailable);
   await expect(store.lift('ctx/a')).rejects.toBeInstanceOf(ServiceUnavailable);
+  await expect(store.statuses(['ctx/a'])).rejects.toBeInstanceOf(ServiceUnavailable);
   // disconnect() on an ended connection would open a new one.
   if (down.status !== 'end') down.disconnect();
 });

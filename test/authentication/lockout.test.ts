@@ -94,6 +94,43 @@ it('50 failures from all addresses lock the subject; an admin lifts the lock', a
   expect(sessionOf(after.sent)).toMatchObject({ principal: { uniqueId: 'bob' } });
 });
 
+it('GET …/lockout and SEARCH include=status show who is locked (a pair lock included) and disabled, until when, to an admin', async () => {
+  clock += 30 * MINUTE;
+  admin = (await login(base, { clientid: 'svc-web', user: 'alice', password: users.alice }, { headers: { 'x-forwarded-for': '10.9.9.9' } })).cookie;
+  await server.core.subjects.create('employees', 'erin', { mail: 'erin@example.com', password: 'Erin-pass-123' }, 'admin');
+  for (let i = 0; i < 5; i++) await attempt('erin', 'wrong-password', '10.7.0.1');
+  const until = new Date(clock + 15 * MINUTE).toISOString();
+  const asAdmin = { cookie: admin, headers: { 'x-forwarded-for': '10.9.9.9' } };
+  const subjects = `${base}/resources/contexts/employees/subjects`;
+
+  const lockout = await send(`${subjects}/erin/lockout`, asAdmin);
+  expect(lockout.status).toBe(200);
+  expect(lockout.json).toEqual({ locked: true, lockedUntil: until, failures: 5 });
+  const xml = await send(`${subjects}/alice/lockout`, { ...asAdmin, headers: { ...asAdmin.headers, accept: 'application/xml' } });
+  expect(xml.text).toContain('<lockout><locked>false</locked><lockedUntil nil="true"/><failures>0</failures></lockout>');
+  expect((await send(`${subjects}/nobody/lockout`, asAdmin)).status).toBe(404);
+  expect((await send(`${subjects}/erin/lockout?isAllowed=READ`, asAdmin)).json).toMatchObject({ decision: 'ALLOW', resource: 'contexts/employees/subjects/erin/lockout' });
+  const bob = (await login(base, { clientid: 'svc-web', user: 'bob', password: users.bob }, { headers: { 'x-forwarded-for': '10.9.9.8' } })).cookie;
+  expect((await send(`${subjects}/bob/lockout`, { cookie: bob, headers: { 'x-forwarded-for': '10.9.9.8' } })).status).toBe(401);
+
+  const filter = encodeURIComponent('uniqueId eq "erin" or uniqueId eq "dave" or uniqueId eq "alice"');
+  const search = await send(`${subjects}?include=status&filter=${filter}`, asAdmin);
+  expect(search.status).toBe(200);
+  expect((search.json!.results as Array<{ uniqueId: string; status: unknown }>).map((r) => [r.uniqueId, r.status])).toEqual([
+    ['alice', { disabled: false, locked: false, lockedUntil: null }],
+    ['dave', { disabled: true, locked: false, lockedUntil: null }],
+    ['erin', { disabled: false, locked: true, lockedUntil: until }],
+  ]);
+  const plain = await send(`${subjects}?filter=${filter}`, asAdmin);
+  expect((plain.json!.results as Array<Record<string, unknown>>).every((r) => !('status' in r))).toBe(true);
+  const refused = await send(`${subjects}?include=roles`, asAdmin);
+  expect(refused.status).toBe(400);
+  expect(refused.json).toMatchObject({ code: 'invalid_request', errors: [{ path: 'include' }] });
+  // Lifted, the status says so at once.
+  expect((await send(`${subjects}/erin/lockout`, { ...asAdmin, method: 'DELETE' })).status).toBe(204);
+  expect((await send(`${subjects}/erin/lockout`, asAdmin)).json).toEqual({ locked: false, lockedUntil: null, failures: 0 });
+});
+
 it('100 failures from one address get 429 with Retry-After, without hashing, until the window passes', async () => {
   clock += 30 * MINUTE;
   for (let i = 0; i < 100; i++) expect((await attempt(`ghost${i}`, 'wrong-password', '10.5.0.1')).sent.status).toBe(401);
@@ -111,7 +148,7 @@ it('locks and throttles are audited and counted', async () => {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   expect(text).toMatch(/svc_audit_events_total\{event="lockout",outcome="success",reason="pair"\} [1-9]/);
   expect(text).toMatch(/svc_audit_events_total\{event="lockout",outcome="success",reason="subject"\} 1/);
-  expect(text).toMatch(/svc_audit_events_total\{event="lockout",outcome="success",reason="lifted"\} 1/);
+  expect(text).toMatch(/svc_audit_events_total\{event="lockout",outcome="success",reason="lifted"\} 2/);
   expect(text).toMatch(/svc_logins_total\{outcome="failure",reason="locked"\} [1-9]/);
   expect(text).toMatch(/svc_logins_total\{outcome="failure",reason="throttled"\} 1/);
 });

@@ -62,14 +62,15 @@ describeWithService(postgres, 'PostgresSubjectStore', () => {
     it('with migrate "refuse", a fresh schema is refused with a message naming svc migrate; after migrate it opens', async () => {
       const { schema, url } = await schemas.create();
       const store = await storeOn(url, { migrate: 'refuse' });
-      await expect(store.open()).rejects.toThrow(/version 0 and this svc needs version 1.*svc migrate --config FILE/);
+      await expect(store.open()).rejects.toThrow(new RegExp(`version 0 and this svc needs version ${LATEST_VERSION}.*svc migrate --config FILE`));
       // Nothing was created behind the refusal; a call answers 503.
       expect(await adminQuery(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1`, [schema])).toEqual([]);
       await expect(store.get('employees', 'bob')).rejects.toBeInstanceOf(ServiceUnavailable);
       const migrator = await storeOn(url);
-      await expect(migrator.migrate()).resolves.toEqual([1]);
+      const all = MIGRATIONS.map((_, i) => i + 1);
+      await expect(migrator.migrate()).resolves.toEqual(all);
       await expect(migrator.migrate()).resolves.toEqual([]);
-      expect(await versionRows(schema)).toEqual([{ version: 1, description: MIGRATIONS[0].description }]);
+      expect(await versionRows(schema)).toEqual(MIGRATIONS.map((m, i) => ({ version: i + 1, description: m.description })));
       await expect(store.open()).resolves.toBeUndefined();
       await expect(store.count('employees')).resolves.toBe(0);
     });
@@ -78,8 +79,21 @@ describeWithService(postgres, 'PostgresSubjectStore', () => {
       const { schema, url } = await schemas.create();
       const stores = await Promise.all(Array.from({ length: 4 }, () => storeOn(url)));
       await Promise.all(stores.map((s) => s.open()));
-      expect((await versionRows(schema)).map((r) => r.version)).toEqual([1]);
+      expect((await versionRows(schema)).map((r) => r.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
       expect(LATEST_VERSION).toBe(MIGRATIONS.length);
+    });
+
+    it('migration 2 marks the least value of each subject\'s attribute in a schema at version 1, so sorted searches see the old subjects', async () => {
+      const { schema, url } = await schemas.create();
+      await adminQuery(`SET search_path TO ${schema}; ${MIGRATIONS[0].sql};
+        CREATE TABLE svc_schema_version (version integer PRIMARY KEY, description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+        INSERT INTO svc_schema_version (version, description) VALUES (1, 'v1');
+        INSERT INTO subjects VALUES ('employees', 'a', 'a', '{"mail":["z@x.org","b@x.org"]}', 1, now(), now()), ('employees', 'b', 'b', '{"mail":"c@x.org"}', 1, now(), now());
+        INSERT INTO subject_values VALUES ('employees', 'a', 'mail', 'z@x.org'), ('employees', 'a', 'mail', 'b@x.org'), ('employees', 'b', 'mail', 'c@x.org');`);
+      const store = await storeOn(url);
+      await store.open();
+      const page = await store.search('employees', { sort: { attribute: 'mail', descending: true }, offset: 0, quantity: 10 });
+      expect(page.results.map((s) => s.uniqueId)).toEqual(['b', 'a']);
     });
 
     it('a schema newer than this svc is refused, whatever migrate says', async () => {

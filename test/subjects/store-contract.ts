@@ -345,6 +345,28 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
         expect(await search('%')).toEqual([]);
       });
 
+      it('sorts by a search attribute: least folded value, a subject without one after every value, ties by uniqueId; desc reverses all', async () => {
+        const sorted = async (sort: string, order?: string, more: { filter?: string; offset?: number; quantity?: number } = {}) =>
+          ids((await service.search(E, { sort, order, filter: more.filter, offset: more.offset ?? 0, quantity: more.quantity ?? 100 })).results);
+        const ascending = ['dave.d', 'alice', 'bob', 'Carol', 'zed-1', 'eve'];
+        expect(await sorted('familyName')).toEqual(ascending);
+        expect(await sorted('familyName', 'asc')).toEqual(ascending);
+        expect(await sorted('familyName', 'desc')).toEqual([...ascending].reverse());
+        // Pages across the boundary between those with a value and those without, both ways.
+        expect(await sorted('familyName', 'asc', { offset: 4, quantity: 2 })).toEqual(['zed-1', 'eve']);
+        expect(await sorted('familyName', 'asc', { offset: 5, quantity: 5 })).toEqual(['eve']);
+        expect(await sorted('familyName', 'desc', { offset: 0, quantity: 2 })).toEqual(['eve', 'zed-1']);
+        expect(await sorted('familyName', 'desc', { offset: 1, quantity: 2 })).toEqual(['zed-1', 'Carol']);
+        expect(await sorted('familyName', 'desc', { offset: 6, quantity: 2 })).toEqual([]);
+        expect(await sorted('familyName', 'desc', { filter: 'roles pr' })).toEqual(['eve', 'zed-1', 'bob', 'alice', 'dave.d']);
+        expect(await sorted('mail', 'desc', { filter: 'mail ew ".org"', quantity: 2 })).toEqual(['zed-1', 'eve']);
+        expect(await sorted('uniqueId', 'desc')).toEqual(codePointOrder(PEOPLE.map(([id]) => id)).reverse());
+        expect((await service.search(E, { order: 'desc', offset: 0, quantity: 100 })).results.map((r) => r.uniqueId)).toEqual(codePointOrder(PEOPLE.map(([id]) => id)).reverse());
+        for (const [sort, order] of [['roles', undefined], ['password', undefined], ['nope', undefined], ['mail', 'up'], ['MAIL', undefined]]) {
+          await expect(service.search(E, { sort, order, offset: 0, quantity: 10 })).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
+        }
+      });
+
       it('values are parameters: quotes and SQL in a filter or a search are only text', async () => {
         const injection = `x" or "1" eq "1`;
         await expect(service.search(E, { filter: `mail eq "${injection.replace(/"/g, '\\"')}"`, offset: 0, quantity: 10 })).resolves.toMatchObject({ total: 0 });
@@ -366,6 +388,19 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       expect(ids(filtered.results)).toEqual(['s11', 's12']);
       expect(filtered.total).toBe(10);
       await expect(service.search(E, { offset: 0, quantity: 10, filter: 'uniqueId eq "none"' })).resolves.toEqual({ results: [], total: 0 });
+    });
+
+    it('sorted pages: ties broken by uniqueId in the order asked, the total of all matches', async () => {
+      for (const id of ['t3', 't1', 'u2', 't2', 'u1']) await store.create(E, person(id, `${id}@sort.org`, { givenName: id.startsWith('t') ? 'Same' : 'Other' }));
+      const page = (order: string, offset: number, quantity: number) => service.search(E, { sort: 'givenName', order, offset, quantity });
+      expect(ids((await page('asc', 0, 10)).results)).toEqual(['u1', 'u2', 't1', 't2', 't3']);
+      expect(ids((await page('desc', 0, 10)).results)).toEqual(['t3', 't2', 't1', 'u2', 'u1']);
+      const second = await page('asc', 2, 2);
+      expect(ids(second.results)).toEqual(['t1', 't2']);
+      expect(second.total).toBe(5);
+      // A write moves a subject to its new place.
+      await service.update(E, 't3', { givenName: 'Aaron' }, 'admin');
+      expect(ids((await page('asc', 0, 2)).results)).toEqual(['t3', 'u1']);
     });
 
     it('lists a context in keyset pages (what export walks)', async () => {

@@ -76,6 +76,21 @@ describe('CRUDS in JSON', () => {
     expect((await bodyOf(empty)).total).toBe(0);
   });
 
+  test('search sorts by uniqueId or a search attribute, asc or desc; another sort or order is 400 invalid_request naming it', async () => {
+    const order = async (query: string) => (await bodyOf(await fetch(`${subjects()}?${query}`, json(admin)))).results.map((s: { uniqueId: string }) => s.uniqueId);
+    expect(await order('sort=mail')).toEqual(['alice', 'bob']);
+    expect(await order('sort=mail&order=desc')).toEqual(['bob', 'alice']);
+    expect(await order('order=desc')).toEqual(['bob', 'alice']);
+    expect(await order('sort=uniqueId&order=asc&quantity=1&offset=1')).toEqual(['bob']);
+    for (const [query, path] of [['sort=roles', 'sort'], ['sort=password', 'sort'], ['sort=mail&order=up', 'order'], ['sort=mail&sort=uniqueId', undefined]]) {
+      const refused = await fetch(`${subjects()}?${query}`, json(admin));
+      expect(refused.status).toBe(400);
+      const problem = await bodyOf(refused);
+      expect(problem.code).toBe('invalid_request');
+      if (path) expect(problem.errors).toEqual([expect.objectContaining({ path })]);
+    }
+  });
+
   test('the alias without /resources gives the same answer', async () => {
     const a = await bodyOf(await fetch(`${base}/contexts/employees/subjects/bob`, json(admin)));
     const b = await bodyOf(await fetch(`${subjects()}/bob`, json(admin)));

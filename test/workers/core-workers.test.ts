@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import Redis from 'ioredis';
+import { MIGRATIONS } from '../../server/src/subjects/postgres-migrations';
 import { RedisSessionStore } from '../../server/src/sessions/redis-session-store';
 import { startTestServer, TEST_CREDENTIALS } from '../helpers/core-server';
 import { adminQuery, onPostgres, suiteSchemas } from '../helpers/postgres';
@@ -197,7 +198,7 @@ describeWithService(redisRequirement(), 'svc server --workers 2', () => {
       );
       try {
         expect(new Set(fresh.ready.pids).size).toBe(4);
-        expect(await adminQuery(`SELECT version FROM ${schema}.svc_schema_version ORDER BY version`)).toEqual([{ version: 1 }]);
+        expect(await adminQuery(`SELECT version FROM ${schema}.svc_schema_version ORDER BY version`)).toEqual(MIGRATIONS.map((_, i) => ({ version: i + 1 })));
         // Unseeded: bob is not there, and every worker says so the same way.
         const login = await request(`${fresh.ready.base}/login`, form({ clientid: 'svc-web', user: 'bob', password: TEST_CREDENTIALS.users.bob }));
         expect(login.status).toBe(401);

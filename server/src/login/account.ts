@@ -3,7 +3,7 @@ import { principalName } from '../../../common/src/principal-name';
 import type { Audit } from '../audit';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import type { SubjectService } from '../subjects/subject-service';
-import type { LockoutStore } from './lockout-store';
+import type { LockoutStore, LockStatus } from './lockout-store';
 import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
@@ -84,6 +84,20 @@ export class Accounts {
     const verdict = hash === undefined || locked ? await this.deps.hasher.verifyDummy(password) : await this.deps.hasher.verify(hash, password);
     recordRefusedHash(this.deps.audit, principalName({ contextId, uniqueId }), verdict);
     return verdict.ok;
+  }
+
+  /** GET .../subjects/{s}/lockout (SPEC 6): the subject's lock status; 404 for a missing subject. */
+  async lockStatus(contextId: string, uniqueId: string): Promise<LockStatus> {
+    await this.deps.subjects.read(contextId, uniqueId);
+    const subject = principalName({ contextId, uniqueId });
+    return (await this.deps.lockout.statuses([subject])).get(subject)!;
+  }
+
+  /** The lock status of each of a context's subjects, in one call to the lockout store (SEARCH's include=status). */
+  async lockStatuses(contextId: string, uniqueIds: readonly string[]): Promise<Map<string, LockStatus>> {
+    const names = uniqueIds.map((uniqueId) => principalName({ contextId, uniqueId }));
+    const statuses = await this.deps.lockout.statuses(names);
+    return new Map(uniqueIds.map((uniqueId, i) => [uniqueId, statuses.get(names[i])!]));
   }
 
   /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */

@@ -72,6 +72,18 @@ export interface LockoutCounts {
   subject: number;
 }
 
+/**
+ * What an administrator sees of a subject's lockout (GET .../lockout, SEARCH's include=status): a lock
+ * of the subject or of any of its pairs holds now; when the last of them ends; the attempts the
+ * subject's counter holds within the window (from all addresses).
+ */
+export interface LockStatus {
+  locked: boolean;
+  /** Milliseconds since the epoch; null when no lock holds. */
+  lockedUntil: number | null;
+  failures: number;
+}
+
 export interface LockoutStore {
   /**
    * Atomically: refuses a throttled address (counting nothing); else counts the attempt against the
@@ -91,6 +103,12 @@ export interface LockoutStore {
 
   /** An admin lifts every lock and count of a subject (DELETE .../lockout); address counts stay. */
   lift(subject: string): Promise<void>;
+
+  /**
+   * The status of each subject, in one call to the store (one script on Redis) whatever their number:
+   * a page of SEARCH's include=status asks once, never once per row.
+   */
+  statuses(subjects: readonly string[]): Promise<Map<string, LockStatus>>;
 
   /** The attempts each counter holds now for one subject from one address. */
   counts(subject: string, peer: string): Promise<LockoutCounts>;

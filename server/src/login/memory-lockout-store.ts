@@ -6,7 +6,7 @@
  * and exact up to there), and each table at most MAX_KEYS keys; a full table first drops expired entries, then the oldest ones (weakening the count of an old
  * attacker beats growing without bound under a flood of random names).
  */
-import { secondsUntilFree, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
+import { secondsUntilFree, type LockStatus, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
 
 const MAX_KEYS = 100_000;
 
@@ -86,6 +86,8 @@ export class MemoryLockoutStore implements LockoutStore {
   private readonly pairs = new Table();
   private readonly subjects = new Table();
   private readonly addresses = new Table();
+  /** Per subject, the pair keys that had a lock started: what `statuses` looks at, without a scan of every pair. */
+  private readonly pairLocks = new Map<string, Set<string>>();
   private sequence = 0;
 
   constructor(private readonly limits: () => LockoutLimits, private readonly now: () => number) {}
@@ -108,6 +110,7 @@ export class MemoryLockoutStore implements LockoutStore {
       const pairs = this.pairs.add(pairKey(s, peer), entry, now, windowMs, keep);
       if (!pair && pairs.entries.length >= pairFailures) {
         pairs.lock = lock;
+        this.notePairLock(s, pairKey(s, peer), now);
         started.push({ kind: 'pair', subject: s });
       }
       const whole = this.subjects.add(s, entry, now, windowMs, keep);
@@ -129,7 +132,29 @@ export class MemoryLockoutStore implements LockoutStore {
     }
   }
 
+  /** Remembers a pair's lock for its subject, forgetting the subject's locks that ended (so the set stays as small as its live locks). */
+  private notePairLock(subject: string, key: string, now: number): void {
+    let keys = this.pairLocks.get(subject);
+    if (!keys) this.pairLocks.set(subject, (keys = new Set()));
+    for (const k of keys) if (!held(this.pairs.get(k), now)) keys.delete(k);
+    keys.add(key);
+  }
+
+  async statuses(subjects: readonly string[]): Promise<Map<string, LockStatus>> {
+    const now = this.now();
+    const windowMs = this.limits().window * 1000;
+    const answer = new Map<string, LockStatus>();
+    for (const subject of subjects) {
+      const whole = this.subjects.live(subject, now, windowMs);
+      const locks = [whole, ...[...(this.pairLocks.get(subject) ?? [])].map((key) => this.pairs.get(key))].filter((t) => held(t, now));
+      const until = Math.max(0, ...locks.map((t) => t!.lock!.until));
+      answer.set(subject, { locked: until > 0, lockedUntil: until > 0 ? until : null, failures: whole?.entries.length ?? 0 });
+    }
+    return answer;
+  }
+
   async lift(subject: string): Promise<void> {
+    this.pairLocks.delete(subject);
     this.subjects.delete(subject);
     this.pairs.deleteWhere((key) => key.startsWith(`${subject}\u0000`));
   }

@@ -20,7 +20,7 @@
 import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import { failClosed, keyPart } from '../sessions/redis-common';
-import { secondsUntilFree, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
+import { secondsUntilFree, type LockStatus, type LockoutCounts, type LockoutLimits, type LockoutStore, type LockStarted, type Reservation, type Throttled } from './lockout-store';
 
 export interface RedisLockoutStoreOptions {
   /** The session store's connection; its owner closes it. */
@@ -118,9 +118,37 @@ for i = 2, #KEYS, ${PER_SUBJECT} do
 end
 return 0`;
 
+/**
+ * KEYS: per subject, its set, its lock and its address index. ARGV: now, window ms, the pair lock
+ * key's prefix, then each subject's key part. Returns per subject: failures within the window, the end
+ * (ms) of its lock if one holds, else 0, and the latest end of its pairs' locks that hold, else 0. The
+ * pair locks' keys are made here from the index (a single Redis, as the session store requires).
+ */
+const STATUS_SCRIPT = `
+local now, win, pairPrefix = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local function ending(value)
+  if not value then return 0 end
+  local at = tonumber(string.match(value, '^%d+'))
+  if at > now then return at end
+  return 0
+end
+local result = {}
+for i = 1, #KEYS, 3 do
+  local subject = ARGV[3 + (i + 2) / 3]
+  table.insert(result, redis.call('ZCOUNT', KEYS[i], '(' .. (now - win), '+inf'))
+  table.insert(result, ending(redis.call('GET', KEYS[i + 1])))
+  local latest = 0
+  for _, address in ipairs(redis.call('ZRANGE', KEYS[i + 2], 0, -1)) do
+    latest = math.max(latest, ending(redis.call('GET', pairPrefix .. subject .. ':' .. address)))
+  end
+  table.insert(result, latest)
+end
+return result`;
+
 interface ScriptedRedis extends Redis {
   svcLockoutReserve(numberOfKeys: number, ...args: (string | number)[]): Promise<(number | string)[]>;
   svcLockoutRelease(numberOfKeys: number, ...args: (string | number)[]): Promise<number>;
+  svcLockoutStatus(numberOfKeys: number, ...args: (string | number)[]): Promise<number[]>;
 }
 
 
@@ -139,6 +167,7 @@ export class RedisLockoutStore implements LockoutStore {
     // No numberOfKeys: the number of subjects varies, so each call passes its key count first.
     options.redis.defineCommand('svcLockoutReserve', { lua: RESERVE_SCRIPT });
     options.redis.defineCommand('svcLockoutRelease', { lua: RELEASE_SCRIPT });
+    options.redis.defineCommand('svcLockoutStatus', { lua: STATUS_SCRIPT });
     this.#redis = options.redis as ScriptedRedis;
   }
 
@@ -172,6 +201,19 @@ export class RedisLockoutStore implements LockoutStore {
       const pairs = peers.flatMap((p) => [`${this.#prefix}p:${keyPart(subject)}:${p}`, `${this.#prefix}pl:${keyPart(subject)}:${p}`]);
       return this.#redis.del(this.#subject('s', subject), this.#subject('sl', subject), index, ...pairs);
     });
+  }
+
+  async statuses(subjects: readonly string[]): Promise<Map<string, LockStatus>> {
+    const answer = new Map<string, LockStatus>();
+    if (subjects.length === 0) return answer;
+    const keys = subjects.flatMap((s) => [this.#subject('s', s), this.#subject('sl', s), this.#subject('i', s)]);
+    const args = [this.#now(), this.#limits().window * 1000, `${this.#prefix}pl:`, ...subjects.map((s) => keyPart(s))];
+    const values = (await this.#call(() => this.#redis.svcLockoutStatus(keys.length, ...keys, ...args))).map(Number);
+    subjects.forEach((subject, i) => {
+      const until = Math.max(values[3 * i + 1], values[3 * i + 2]);
+      answer.set(subject, { locked: until > 0, lockedUntil: until > 0 ? until : null, failures: values[3 * i] });
+    });
+    return answer;
   }
 
   async counts(subject: string, peer: string): Promise<LockoutCounts> {

@@ -8,9 +8,10 @@ import { LdapEntries, type LdapContextShape, type Read } from './ldap-entries';
 import { LdapPasswords, passwordTargetAt } from './ldap-passwords';
 import { LdapPool } from './ldap-pool';
 import { DirectorySchema } from './ldap-schema';
+import { subjectOrder } from './sort';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { openOnce } from './open-once';
-import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
 
 export { ldapShapes, type LdapContextShape } from './ldap-entries';
@@ -319,9 +320,17 @@ export class LdapSubjectStore implements SubjectStore {
     });
   }
 
-  /** A sorted window of the context's entries matching `filter`, with the number of all matches. */
-  private async window(client: DirectoryClient, context: string, filter: string, target: { offset: number } | { from: string }, size: number): Promise<{ entries: Entry[]; total: number }> {
-    const sort = new ServerSideSortingRequestControl({ value: { attributeType: 'svcId' }, critical: true });
+  /**
+   * A window of the context's entries matching `filter`, with the number of all matches, in the
+   * directory's server-side sort: by `svcId`, or by the sort's attribute then `svcId`, reversed when
+   * descending (RFC 2891: an entry without the attribute sorts after every value).
+   */
+  private async window(client: DirectoryClient, context: string, filter: string, target: { offset: number } | { from: string }, size: number, order?: SearchSort): Promise<{ entries: Entry[]; total: number }> {
+    const reverseOrder = order?.descending ?? false;
+    const keys: Array<{ attributeType: string; orderingRule?: string; reverseOrder: boolean }> = [{ attributeType: 'svcId', reverseOrder }];
+    // Named, since most user attributes' types have no ordering rule of their own (sn, mail: 18, inappropriateMatching).
+    if (order && order.attribute !== 'uniqueId') keys.unshift({ attributeType: this.entries.attribute(order.attribute), orderingRule: 'caseIgnoreOrderingMatch', reverseOrder });
+    const sort = new ServerSideSortingRequestControl({ value: keys, critical: true });
     const vlv = new VlvRequestControl(Math.max(size - 1, 0), target);
     const result = await client.searchWithControls(this.contextDN(context), { scope: 'one', filter, attributes: this.entries.readAttributes(context) }, [sort, vlv]);
     // A window past the end (result 76, offsetRangeError) is empty; its VLV response still counts.
@@ -352,12 +361,14 @@ export class LdapSubjectStore implements SubjectStore {
     const ldapFilter = `(&${clauses.join('')})`;
     return this.run(async (client) => {
       if (!filter && !text) {
-        const { entries, total } = await this.window(client, context, ldapFilter, { offset: query.offset + 1 }, Math.max(query.quantity, 1));
+        const { entries, total } = await this.window(client, context, ldapFilter, { offset: query.offset + 1 }, Math.max(query.quantity, 1), query.sort);
         if (query.offset >= total || query.quantity === 0) return { results: [], total };
         return { results: entries.map((e) => this.entries.toRead(context, e).subject), total };
       }
       const matches = filter ? compileFilter(filter) : () => true;
       const selected = (await this.candidates(client, context, ldapFilter)).filter((s) => matches(s) && (!text || matchesSearchText(text, s)));
+      // What svc selected is ordered as svc orders (sort.ts), as the memory store does.
+      if (query.sort) selected.sort(subjectOrder(query.sort));
       return { results: selected.slice(query.offset, query.offset + query.quantity), total: selected.length };
     });
   }

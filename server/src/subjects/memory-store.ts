@@ -1,5 +1,6 @@
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { matchesFilter } from './filter/evaluate';
+import { subjectOrder } from './sort';
 import { importConflict, keysTaken, matchesSearchText, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
 
@@ -78,7 +79,7 @@ export class MemorySubjectStore implements SubjectStore {
     const matches = [...this.data(context).subjects.values()]
       .filter((s) => !query.filter || matchesFilter(query.filter, s))
       .filter((s) => !text || matchesSearchText(text, s))
-      .sort(byUniqueId);
+      .sort(subjectOrder(query.sort));
     return { results: structuredClone(matches.slice(query.offset, query.offset + query.quantity)), total: matches.length };
   }
 

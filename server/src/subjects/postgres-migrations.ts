@@ -45,6 +45,16 @@ export const MIGRATIONS: ReadonlyArray<{ description: string; sql: string }> = [
       CREATE INDEX subject_values_lookup ON subject_values (context, name, value_lc);
       CREATE INDEX subject_values_owner ON subject_values (context, subject_id);`,
   },
+  {
+    description: 'sort keys: each subject\'s least value of an attribute, indexed for sorted searches',
+    sql: `
+      ALTER TABLE subject_values ADD COLUMN least boolean NOT NULL DEFAULT false;
+      UPDATE subject_values v SET least = true FROM (
+        SELECT DISTINCT ON (context, subject_id, name) ctid AS row FROM subject_values ORDER BY context, subject_id, name, value_lc
+      ) f WHERE v.ctid = f.row;
+      CREATE INDEX subject_values_sort ON subject_values (context, name, value_lc, subject_id) WHERE least;
+      CREATE INDEX subject_values_key ON subject_values (context, subject_id, name, value_lc) WHERE least;`,
+  },
 ];
 
 /** The version this svc needs. */

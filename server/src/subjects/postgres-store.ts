@@ -5,7 +5,8 @@ import type { PostgresSettings } from '../config/types';
 import { filterToSql, prefixRange } from './filter/to-sql';
 import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
-import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
+import { leastFlags, sortedPage } from './sort';
+import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import type { Attributes, StoredSubject } from './subject';
 
 interface Row {
@@ -42,6 +43,7 @@ const typeParsers = {
 };
 
 const COLUMNS = 'id, attributes, version, created, modified';
+const S_COLUMNS = 's.id, s.attributes, s.version, s.created, s.modified';
 /** Rows per statement when importing: large enough to cost few round trips, small enough for one message. */
 const IMPORT_BATCH = 500;
 /** After an import this large the planner's statistics are refreshed at once, not when autovacuum gets to it. */
@@ -246,10 +248,11 @@ export class PostgresSubjectStore implements SubjectStore {
     }
     const names = write.indexed.map(([name]) => name);
     const values = write.indexed.map(([, value]) => value);
-    const insertValues = 'INSERT INTO subject_values (context, subject_id, name, value_lc) SELECT $1, $2, n, v FROM unnest($3::text[], $4::text[]) AS t(n, v)';
+    const insertValues =
+      'INSERT INTO subject_values (context, subject_id, name, value_lc, least) SELECT $1, $2, n, v, l FROM unnest($3::text[], $4::text[], $5::boolean[]) AS t(n, v, l)';
     await client.query(
       existed ? `WITH gone AS (DELETE FROM subject_values WHERE context = $1 AND subject_id = $2) ${insertValues}` : insertValues,
-      [context, write.uniqueId, names, values],
+      [context, write.uniqueId, names, values, leastFlags(write.indexed)],
     );
   }
 
@@ -322,16 +325,54 @@ export class PostgresSubjectStore implements SubjectStore {
       where += ` AND s.id IN (SELECT v.subject_id FROM subject_values v WHERE v.context = $${at - 3}
                  AND v.name = ANY($${at - 2}::text[]) AND v.value_lc >= $${at - 1} AND v.value_lc < $${at})`;
     }
+    const sort = query.sort;
+    if (sort && sort.attribute !== 'uniqueId') return this.sortedSearch(where, params, sort, query);
+    const direction = sort?.descending ? 'DESC' : 'ASC';
     const limit = params.push(query.quantity);
     const offset = params.push(query.offset);
     const rows = await this.query<{ total: number } & { [K in keyof Row]: Row[K] | null }>(
       `SELECT t.total, p.id, p.attributes, p.version, p.created, p.modified
        FROM (SELECT count(*)::integer AS total FROM subjects s WHERE ${where}) t
-       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM subjects s WHERE ${where} ORDER BY s.id LIMIT $${limit} OFFSET $${offset}) p ON true`,
+       LEFT JOIN LATERAL (SELECT ${COLUMNS} FROM subjects s WHERE ${where} ORDER BY s.id ${direction} LIMIT $${limit} OFFSET $${offset}) p ON true`,
       params,
     );
     const results = rows.filter((row): row is { total: number } & Row => row.id !== null).map(toSubject);
     return { results, total: rows[0]?.total ?? 0 };
+  }
+
+  /**
+   * A search sorted by an attribute: its two parts, each in an index's order (subject_values_sort for
+   * the subjects with a value, the primary key for those without), and the counts, read in one
+   * repeatable-read transaction so that they agree.
+   */
+  private async sortedSearch(where: string, params: unknown[], sort: SearchSort, query: SearchQuery): Promise<SearchPage> {
+    const direction = sort.descending ? 'DESC' : 'ASC';
+    const filtered = [...params];
+    const narrowed = query.filter !== undefined || query.text !== undefined;
+    const name = params.push(sort.attribute);
+    const withValue = `FROM subject_values k JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.context = $1 AND k.name = $${name} AND k.least AND ${where}`;
+    const marked = `SELECT 1 FROM subject_values k WHERE k.context = s.context AND k.subject_id = s.id AND k.name = $${name} AND k.least`;
+    const page = (sql: string) => `${sql} LIMIT $${params.length + 1} OFFSET $${params.length + 2}`;
+    return this.transaction(async (client) => {
+      await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const count = async (sql: string, values = params) => (await client.query<{ n: number }>(sql, values)).rows[0].n;
+      const rows = async (sql: string, offset: number, limit: number) => (await client.query<Row>(page(sql), [...params, limit, offset])).rows;
+      const total = await count(`SELECT count(*)::integer AS n FROM subjects s WHERE ${where}`, filtered);
+      const results = await sortedPage(
+        {
+          withValue: (offset, limit) => rows(`SELECT ${S_COLUMNS} ${withValue} ORDER BY k.value_lc ${direction}, k.subject_id ${direction}`, offset, limit),
+          withoutValue: (offset, limit) => rows(`SELECT ${S_COLUMNS} FROM subjects s WHERE ${where} AND NOT EXISTS (${marked}) ORDER BY s.id ${direction}`, offset, limit),
+          // Without a filter or free text, the partial index alone counts them (no join to subjects).
+          countWithValue: () =>
+            narrowed ? count(`SELECT count(*)::integer AS n ${withValue}`) : count(`SELECT count(*)::integer AS n FROM subject_values k WHERE k.context = $1 AND k.name = $2 AND k.least`, [filtered[0], sort.attribute]),
+        },
+        sort.descending,
+        total,
+        query.offset,
+        query.quantity,
+      );
+      return { results: results.map(toSubject), total };
+    });
   }
 
   async list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]> {
@@ -399,10 +440,13 @@ export class PostgresSubjectStore implements SubjectStore {
       const blamed = missing[0][1];
       throw importConflict(blamed, keysTaken(missing.filter(([, id]) => id === blamed).map(([key]) => key)));
     }
-    const values = batch.flatMap((s) => s.write.indexed.map(([name, value]) => [s.write.uniqueId, name, value] as const));
+    const values = batch.flatMap((s) => {
+      const least = leastFlags(s.write.indexed);
+      return s.write.indexed.map(([name, value], i) => [s.write.uniqueId, name, value, least[i]] as const);
+    });
     await client.query(
-      'INSERT INTO subject_values (context, subject_id, name, value_lc) SELECT $1, t.id, t.n, t.v FROM unnest($2::text[], $3::text[], $4::text[]) AS t(id, n, v)',
-      [context, values.map(([id]) => id), values.map(([, name]) => name), values.map(([, , value]) => value)],
+      'INSERT INTO subject_values (context, subject_id, name, value_lc, least) SELECT $1, t.id, t.n, t.v, t.l FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS t(id, n, v, l)',
+      [context, values.map(([id]) => id), values.map(([, name]) => name), values.map(([, , value]) => value), values.map(([, , , least]) => least)],
     );
   }
 

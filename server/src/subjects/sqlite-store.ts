@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { filterToSql, prefixRange } from './filter/to-sql';
+import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
 
@@ -15,7 +16,16 @@ const MIGRATIONS: string[] = [
    CREATE INDEX subject_keys_owner ON subject_keys (context, subject_id);`,
   // Filters on uniqueId compare the folded id.
   `CREATE INDEX subjects_id_lc ON subjects (context, id_lc);`,
+  // A sorted SEARCH (sort/order): each subject's least value of an attribute is marked; the marked
+  // rows' indexes give the order without a sort of all matches (_sort), and a subject's key (_key).
+  `ALTER TABLE subject_values ADD COLUMN least INTEGER NOT NULL DEFAULT 0;
+   UPDATE subject_values SET least = 1 WHERE rowid IN (SELECT r FROM (SELECT rowid AS r,
+     row_number() OVER (PARTITION BY context, subject_id, name ORDER BY value_lc) AS n FROM subject_values) WHERE n = 1);
+   CREATE INDEX subject_values_sort ON subject_values (context, name, value_lc, subject_id) WHERE least = 1;
+   CREATE INDEX subject_values_key ON subject_values (context, subject_id, name, value_lc) WHERE least = 1;`,
 ];
+
+const COLUMNS = 's.id, s.attributes, s.version, s.created, s.modified';
 
 interface Row {
   id: string;
@@ -83,7 +93,7 @@ export class SqliteSubjectStore implements SubjectStore {
       insertKey: db.prepare('INSERT INTO subject_keys (context, key, subject_id) VALUES (?, ?, ?)'),
       keyOwner: db.prepare<[string, string], { subject_id: string }>('SELECT subject_id FROM subject_keys WHERE context = ? AND key = ?'),
       removeKeys: db.prepare('DELETE FROM subject_keys WHERE context = ? AND subject_id = ?'),
-      insertValue: db.prepare('INSERT INTO subject_values (context, subject_id, name, value_lc) VALUES (?, ?, ?, ?)'),
+      insertValue: db.prepare('INSERT INTO subject_values (context, subject_id, name, value_lc, least) VALUES (?, ?, ?, ?, ?)'),
       removeValues: db.prepare('DELETE FROM subject_values WHERE context = ? AND subject_id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM subjects WHERE context = ?'),
     };
@@ -114,7 +124,8 @@ export class SqliteSubjectStore implements SubjectStore {
     this.statements.removeKeys.run(context, write.uniqueId);
     for (const key of new Set(write.keys)) this.statements.insertKey.run(context, key, write.uniqueId);
     this.statements.removeValues.run(context, write.uniqueId);
-    for (const [name, value] of write.indexed) this.statements.insertValue.run(context, write.uniqueId, name, value);
+    const least = leastFlags(write.indexed);
+    write.indexed.forEach(([name, value], i) => this.statements.insertValue.run(context, write.uniqueId, name, value, least[i] ? 1 : 0));
   }
 
   async create(context: string, write: SubjectWrite): Promise<StoredSubject> {
@@ -174,10 +185,33 @@ export class SqliteSubjectStore implements SubjectStore {
       params.push(context, ...query.text.attributes, low, high);
     }
     const total = this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM subjects s WHERE ${where}`).get(...params)!.n;
-    const rows = this.db
-      .prepare<unknown[], Row>(`SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subjects s WHERE ${where} ORDER BY s.id LIMIT ? OFFSET ?`)
-      .all(...params, query.quantity, query.offset);
-    return { results: rows.map(toSubject), total };
+    const rows = (sql: string, ...more: unknown[]) => this.db.prepare<unknown[], Row>(sql).all(...params, ...more);
+    const sort = query.sort;
+    const direction = sort?.descending ? 'DESC' : 'ASC';
+    if (!sort || sort.attribute === 'uniqueId') {
+      return { results: rows(`SELECT ${COLUMNS} FROM subjects s WHERE ${where} ORDER BY s.id ${direction} LIMIT ? OFFSET ?`, query.quantity, query.offset).map(toSubject), total };
+    }
+    // Without a filter or free text, an index gives each part in order (subject_values_sort for those
+    // with a value, the primary key for those without) and a page reads only its rows. With them, the
+    // matches are found first (CROSS JOIN keeps subjects the outer loop) and only they are sorted.
+    const narrowed = query.filter !== undefined || query.text !== undefined;
+    const marked = `SELECT 1 FROM subject_values k WHERE k.context = s.context AND k.subject_id = s.id AND k.name = ? AND k.least = 1`;
+    const withValue = narrowed
+      ? `FROM subjects s CROSS JOIN subject_values k ON k.context = s.context AND k.subject_id = s.id WHERE k.name = ? AND k.least = 1 AND ${where}`
+      : `FROM subject_values k JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.name = ? AND k.least = 1 AND k.context = s.context AND ${where}`;
+    const countWithValue = narrowed ? `SELECT count(*) AS n ${withValue}` : 'SELECT count(*) AS n FROM subject_values k WHERE k.name = ? AND k.least = 1 AND k.context = ?';
+    const page = await sortedPage(
+      {
+        withValue: async (offset, limit) => this.db.prepare<unknown[], Row>(`SELECT ${COLUMNS} ${withValue} ORDER BY k.value_lc ${direction}, k.subject_id ${direction} LIMIT ? OFFSET ?`).all(sort.attribute, ...params, limit, offset),
+        withoutValue: async (offset, limit) => rows(`SELECT ${COLUMNS} FROM subjects s WHERE ${where} AND NOT EXISTS (${marked}) ORDER BY s.id ${direction} LIMIT ? OFFSET ?`, sort.attribute, limit, offset),
+        countWithValue: async () => this.db.prepare<unknown[], { n: number }>(countWithValue).get(sort.attribute, ...(narrowed ? params : [context]))!.n,
+      },
+      sort.descending,
+      total,
+      query.offset,
+      query.quantity,
+    );
+    return { results: page.map(toSubject), total };
   }
 
   async count(context: string): Promise<number> {

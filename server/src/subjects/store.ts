@@ -19,8 +19,20 @@ export interface SearchQuery {
   filter?: FilterNode;
   /** Free text: a folded prefix of any value of these attributes. */
   text?: { prefix: string; attributes: string[] };
+  /** The order (SPEC 3): absent, uniqueId ascending; ties are always broken by uniqueId, in the same direction. */
+  sort?: SearchSort;
   offset: number;
   quantity: number;
+}
+
+/**
+ * `uniqueId` (exact, code-point order) or a search attribute: a subject's key is its least folded
+ * value of it; a subject without one sorts after every value (RFC 2891's rule for a missing
+ * attribute, what a directory's server-side sort does), so before every value when descending.
+ */
+export interface SearchSort {
+  attribute: string;
+  descending: boolean;
 }
 
 /**

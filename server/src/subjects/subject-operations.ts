@@ -52,12 +52,19 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
 export interface SearchInput {
   search?: string;
   filter?: string;
+  sort?: string;
+  order?: string;
   offset?: number;
   quantity?: number;
 }
 
+/** A result of SEARCH; `status` only with include=status, for a caller who may READ its `…/lockout`. */
+export interface SearchResult extends Subject {
+  status?: { disabled: boolean; locked: boolean; lockedUntil: string | null };
+}
+
 export interface SearchAnswer {
-  results: Subject[];
+  results: SearchResult[];
   offset: number;
   quantity: number;
   total: number;
@@ -118,7 +125,7 @@ export class SubjectOperations {
     const { defaultQuantity, maxQuantity } = this.deps.config().settings.search;
     const offset = input.offset ?? 0;
     const quantity = Math.min(input.quantity ?? defaultQuantity, maxQuantity);
-    const page = await this.deps.subjects.search(contextId, { search: input.search, filter: input.filter, offset, quantity });
+    const page = await this.deps.subjects.search(contextId, { search: input.search, filter: input.filter, sort: input.sort, order: input.order, offset, quantity });
     return { results: page.results.map((s) => this.deps.subjects.view(contextId, s)), offset, quantity, total: page.total };
   }
 }

@@ -5,15 +5,31 @@ import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import { checkAttributes, holdsControlCharacter, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
 import { parseFilter } from './filter/parse';
-import type { DirectoryPasswords, FoundSubject, SearchPage, SubjectStore, SubjectWrite } from './store';
+import type { DirectoryPasswords, FoundSubject, SearchPage, SearchSort, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
 import { assertSubjectId } from './subject-id';
 
 export interface SearchParams {
   search?: string;
   filter?: string;
+  /** `uniqueId` or one of the context's search attributes (SPEC 3); absent: uniqueId. */
+  sort?: string;
+  /** `asc` (the default) or `desc`. */
+  order?: string;
   offset: number;
   quantity: number;
+}
+
+/** The order a SEARCH asks for, checked against the context: anything else is 400 invalid_request naming the parameter. */
+export function searchSort(config: ContextConfig, sort: string | undefined, order: string | undefined): SearchSort | undefined {
+  if (order !== undefined && order !== 'asc' && order !== 'desc') {
+    throw new InvalidRequest('order must be asc or desc', { errors: [{ path: 'order', message: 'not asc or desc' }] });
+  }
+  if (sort === undefined) return order === 'desc' ? { attribute: 'uniqueId', descending: true } : undefined;
+  if (sort !== 'uniqueId' && !config.searchAttributes.includes(sort)) {
+    throw new InvalidRequest(`sort must be uniqueId or a search attribute of this context (${config.searchAttributes.join(', ')})`, { errors: [{ path: 'sort', message: 'not a search attribute' }] });
+  }
+  return { attribute: sort, descending: order === 'desc' };
 }
 
 /**
@@ -226,11 +242,12 @@ export class SubjectService {
     const defined = config.definition.attributes;
     const isReadable = (name: string) => name === 'uniqueId' || (Object.hasOwn(defined, name) && defined[name].mutability !== 'writeOnly');
     const filter = params.filter === undefined ? undefined : parseFilter(params.filter, isReadable);
+    const sort = searchSort(config, params.sort, params.order);
     const text = params.search?.trim() ? { prefix: fold(params.search.trim()), attributes: config.searchAttributes } : undefined;
     // No value holds a control character (refused at every write): such a free text matches nothing,
     // on every store alike, without asking one (a directory drops a NUL and matches everything).
     if (text && holdsControlCharacter(text.prefix)) return { results: [], total: 0 };
-    return store.search(contextId, { filter, text, offset: params.offset, quantity: params.quantity });
+    return store.search(contextId, { filter, text, sort, offset: params.offset, quantity: params.quantity });
   }
 
   /** The one subject a login name designates: its uniqueId or a `definition.authenid` value. */

@@ -2,7 +2,9 @@ import { MalformedBody } from '../../../../common/src/errors';
 import { documentBody } from '../body';
 import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
+import { sendDocument } from '../respond';
 import type { HttpServices } from '../services';
+import { lockStatusDocument } from './subject-status';
 
 /** `PUT {base}/contexts/{c}/subjects/{s}/password` with `{"oldPassword","newPassword"}` → 204: one's own password. */
 export const password = (s: Pick<HttpServices, 'accounts'>): RestResource => ({
@@ -27,15 +29,21 @@ export const password = (s: Pick<HttpServices, 'accounts'>): RestResource => ({
   },
 });
 
-/** `DELETE {base}/contexts/{c}/subjects/{s}/lockout` → 204: an administrator lifts the subject's locks. */
+/**
+ * `{base}/contexts/{c}/subjects/{s}/lockout`: GET (READ) → `{"locked","lockedUntil","failures"}`;
+ * DELETE → 204: an administrator lifts the subject's locks.
+ */
 export const lockout = (s: Pick<HttpServices, 'accounts'>): RestResource => ({
   path: '/contexts/:contextId/subjects/:subjectId/lockout',
   // Lifting a lock changes the subject's state, so it is an UPDATE of its lockout, not a DELETE.
-  methods: { DELETE: 'UPDATE' },
-  fits: ['UPDATE'],
+  methods: { GET: 'READ', DELETE: 'UPDATE' },
+  fits: ['READ', 'UPDATE'],
   name: 'this resource',
   target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}/lockout`,
   perform: {
+    GET: step('readLockout', async ({ req, res, ids }) => {
+      sendDocument(req, res, 200, lockStatusDocument(await s.accounts.lockStatus(ids.contextId!, ids.subjectId!)), { xmlRoot: 'lockout' });
+    }),
     DELETE: step('liftLockout', async ({ res, ids, state }) => {
       await s.accounts.liftLockout(ids.contextId!, ids.subjectId!, state.session, state.peer);
       res.status(204).end();

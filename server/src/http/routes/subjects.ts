@@ -7,8 +7,9 @@ import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
 import { sendDocument } from '../respond';
 import type { HttpServices } from '../services';
+import { addStatus, includesStatus } from './subject-status';
 
-type Services = Pick<HttpServices, 'subjects' | 'subjectOperations'>;
+type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts'>;
 
 /** `{"subject":{"uniqueId":…,"attributes":{…}}}` and nothing else. */
 function subjectBody(req: Request): SubjectInput {
@@ -44,12 +45,14 @@ export const subjectCollection = (s: Services): RestResource => ({
       res.setHeader('Location', `${mount}/contexts/${encodeURIComponent(contextId)}/subjects/${encodeURIComponent(created.uniqueId)}`);
       sendSubject(s, req, res, 201, contextId, created);
     }),
-    GET: step('searchSubjects', async ({ req, res, ids, config }) => {
+    GET: step('searchSubjects', async (x) => {
+      const { req, res, ids, config } = x;
       const { defaultQuantity, maxQuantity } = config.settings.search;
       const offset = integerParam(req, 'offset', 0);
       const quantity = integerParam(req, 'quantity', defaultQuantity, maxQuantity);
-      const body = await s.subjectOperations.search(ids.contextId!, { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), offset, quantity });
-      sendDocument(req, res, 200, body, { xmlRoot: 'search' });
+      const withStatus = includesStatus(queryParam(req, 'include'));
+      const body = await s.subjectOperations.search(ids.contextId!, { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), sort: queryParam(req, 'sort'), order: queryParam(req, 'order'), offset, quantity });
+      sendDocument(req, res, 200, withStatus ? await addStatus(s, x, ids.contextId!, body) : body, { xmlRoot: 'search' });
     }),
   },
 });
