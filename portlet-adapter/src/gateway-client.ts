@@ -11,7 +11,8 @@
  *
  * What a page costs at the gateway (issue 28): a context's definition (`GET {gw}/api/contexts/{c}`)
  * changes only when the core's configuration is reloaded, so it is kept per gateway for
- * DEFINITION_LIFETIME_MS and shared by every principal and every concurrent render; and within one
+ * DEFINITION_LIFETIME_MS and shared by every principal and every concurrent render, then
+ * revalidated with its ETag (a 304 keeps it another lifetime, at the cost of no body); and within one
  * portal request, windows asking for the same document share one answer (`SvcGateway`).
  */
 import { Agent, request } from 'undici';
@@ -285,7 +286,14 @@ export class GatewayClient {
         return this.#send<T>(principal, req, url);
       }
     }
-    const answer = this.#send<T>(principal, req, url).then(frozen);
+    // Past its lifetime, the definition held is asked for again only if it changed (If-None-Match).
+    // The entry is in place before anything is awaited, so that concurrent askers share this request.
+    const answer = (async () => {
+      const stale = (await held?.answer.catch(() => undefined)) as GatewayResponse<T> | undefined;
+      const etag = stale?.headers.etag;
+      const fresh = await this.#send<T>(principal, etag === undefined ? req : { ...req, headers: { ...req.headers, 'if-none-match': etag } }, url);
+      return fresh.status === 304 && stale !== undefined ? stale : frozen(fresh);
+    })();
     const entry = { until: now + DEFINITION_LIFETIME_MS, answer };
     this.#definitions.set(key, entry);
     answer.catch(() => {

@@ -104,6 +104,18 @@ describe('CRUDS in JSON', () => {
     expect(one.context).toMatchObject({ id: 'customers', registration: true });
   });
 
+  test('a context\'s definition carries an ETag, and If-None-Match with it is 304 without a body (a portal revalidates what it holds: issue 28)', async () => {
+    const first = await fetch(`${base}/resources/contexts/employees`, json(admin));
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    await first.arrayBuffer();
+    const again = await fetch(`${base}/resources/contexts/employees`, json(admin, undefined, { 'if-none-match': etag! }));
+    expect([again.status, again.headers.get('etag'), await again.text()]).toEqual([304, etag, '']);
+    const other = await fetch(`${base}/resources/contexts/customers`, json(admin, undefined, { 'if-none-match': etag! }));
+    expect(other.status).toBe(200);
+    expect(other.headers.get('etag')).not.toBe(etag);
+  });
+
   test('a context describes what its forms need: the registration attributes and the password attribute', async () => {
     const customers = await bodyOf(await fetch(`${base}/resources/contexts/customers`, json(admin)));
     expect(customers.context).toMatchObject({ registrationAttributes: ['uniqueId', 'mail', 'givenName', 'familyName', 'password'], passwordAttribute: 'password' });

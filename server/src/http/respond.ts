@@ -9,6 +9,12 @@ export function wantsPage(req: Request): boolean {
   return req.accepts(['application/json', 'application/xml', 'text/html']) === 'text/html' && Boolean(req.headers.accept?.includes('text/html'));
 }
 
+/** Whether `If-None-Match` names this entity tag (weak comparison, RFC 9110 13.1.2): the answer is then 304. */
+export function notModified(req: Request, etag: string): boolean {
+  const match = req.headers['if-none-match'];
+  return match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
 /** JSON unless the client asks for XML; `*\/*` or no Accept means JSON; anything else is 406. */
 export function responseFormat(req: Request): WireFormat {
   const accept = req.headers.accept;

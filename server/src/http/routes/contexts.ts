@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { ContextConfig } from '../../config/types';
 import type { SubjectService } from '../../subjects/subject-service';
 import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
-import { sendDocument } from '../respond';
+import { notModified, sendDocument } from '../respond';
 import type { HttpServices } from '../services';
 
 /** What a form needs to be built from a context's definition (the portlets, SPEC 10.4). */
@@ -48,6 +49,14 @@ export const context = (s: { subjects: Pick<SubjectService, 'context'> }): RestR
   name: 'this resource',
   target: (ids) => `contexts/${ids.contextId}`,
   perform: {
-    GET: step('readContext', ({ req, res, ids }) => sendDocument(req, res, 200, contextDocument(s.subjects.context(ids.contextId!).config))),
+    GET: step('readContext', ({ req, res, ids }) => {
+      const document = contextDocument(s.subjects.context(ids.contextId!).config);
+      // A definition changes only with a configuration reload: a portal holding it revalidates
+      // with If-None-Match (issue 28) and gets a 304 until then.
+      const etag = `"${createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 22)}"`;
+      res.setHeader('ETag', etag);
+      if (!notModified(req, etag)) return sendDocument(req, res, 200, document);
+      res.status(304).end();
+    }),
   },
 });

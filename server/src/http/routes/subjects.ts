@@ -5,7 +5,7 @@ import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-
 import { documentBody, integerParam, queryParam } from '../body';
 import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
-import { sendDocument } from '../respond';
+import { notModified, sendDocument } from '../respond';
 import type { HttpServices } from '../services';
 import { addStatus, includesStatus } from './subject-status';
 
@@ -24,12 +24,6 @@ function sendSubject(s: Services, req: Request, res: Response, status: number, c
   res.setHeader('ETag', etagOf(subject));
   sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject) });
 }
-
-/** `If-None-Match` names the subject's current version. */
-const notModified = (req: Request, subject: StoredSubject) => {
-  const match = req.headers['if-none-match'];
-  return match !== undefined && match.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etagOf(subject));
-};
 
 /** `{base}/contexts/{c}/subjects`: CREATE (a registration from an anonymous session) and SEARCH. */
 export const subjectCollection = (s: Services): RestResource => ({
@@ -67,7 +61,7 @@ export const subject = (s: Services): RestResource => ({
   perform: {
     GET: step('readSubject', async ({ req, res, ids }) => {
       const found = await s.subjects.read(ids.contextId!, ids.subjectId!);
-      if (!notModified(req, found)) return sendSubject(s, req, res, 200, ids.contextId!, found);
+      if (!notModified(req, etagOf(found))) return sendSubject(s, req, res, 200, ids.contextId!, found);
       res.setHeader('ETag', etagOf(found));
       res.status(304).end();
     }),
