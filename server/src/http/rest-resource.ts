@@ -5,6 +5,7 @@ import type { Decisions } from '../policy/decisions';
 import type { SubjectService } from '../subjects/subject-service';
 import { assertSubjectId } from '../subjects/subject-id';
 import { readBody } from './body';
+import { wantsCsv } from './csv';
 import { answerCheck, checkedOperation, type CheckableRoute } from './checks';
 import { step, type Exchange, type PathIds, type Step } from './exchange';
 import { responseFormat, sendDocument } from './respond';
@@ -22,6 +23,8 @@ export interface RestResource extends CheckableRoute {
   methods: Partial<Record<RestMethod, Operation>>;
   perform: Partial<Record<RestMethod, Step>>;
   target(ids: PathIds): string;
+  /** Its GET also answers `text/csv` (SPEC 3: SEARCH), so negotiation lets a client that asks for it through. */
+  csv?: boolean;
 }
 
 /**
@@ -45,8 +48,12 @@ export const contextExists = (subjects: Pick<SubjectService, 'context'>): Step =
     if (ids.contextId !== undefined) subjects.context(ids.contextId);
   });
 
-/** 406 before anything is performed, for a client that accepts neither JSON nor XML. */
-export const negotiate = step('negotiate', ({ req }) => void responseFormat(req));
+/** 406 before anything is performed, for a client that accepts neither JSON nor XML (nor CSV, where a GET serves it). */
+export const negotiate = (resource: Pick<RestResource, 'csv'>): Step =>
+  step('negotiate', ({ req }) => {
+    if (resource.csv && (req.method === 'GET' || req.method === 'HEAD') && wantsCsv(req)) return;
+    responseFormat(req);
+  });
 
 const allowHeader = (resource: RestResource) => [...Object.keys(resource.methods), ...(resource.methods.GET ? ['HEAD'] : [])].join(', ');
 
@@ -71,7 +78,7 @@ export function restSteps(resource: RestResource, deps: { decisions: Decisions; 
     deps.authenticate,
     readBody((config) => config.settings.bodyLimitBytes),
     contextExists(deps.subjects),
-    negotiate,
+    negotiate(resource),
     step('answerCheck', async (x) => {
       const operation = checkedOperation(x.req, resource);
       if (operation) await answerCheck(decisions, x, operation, resource.target(x.ids));

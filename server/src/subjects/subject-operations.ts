@@ -16,6 +16,9 @@ import type { Writer } from './attributes';
 import type { StoredSubject, Subject } from './subject';
 import type { SubjectService } from './subject-service';
 
+/** Subjects per store read of an export: large enough to cost few reads, small enough to keep memory flat. */
+const EXPORT_PAGE = 500;
+
 /** Who performs an operation: the session it was authorized for, and where it came from. */
 export interface Actor {
   session: Session;
@@ -118,6 +121,30 @@ export class SubjectOperations {
   async delete(actor: Actor, contextId: string, subjectId: string): Promise<void> {
     await this.deps.subjects.delete(contextId, subjectId);
     this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'delete', subject: principalName({ contextId, uniqueId: subjectId }) });
+  }
+
+  /**
+   * Every subject a SEARCH selects, a page at a time (the CSV export: memory stays one page whatever
+   * the context's size). Without free text, filter or sort, the store's keyset pages (uniqueId order);
+   * otherwise the search's own pages by offset, so a write meanwhile may move a subject across a page
+   * boundary, as it would for a client paging by hand.
+   */
+  async *pages(contextId: string, input: Omit<SearchInput, 'offset' | 'quantity'>, pageSize = EXPORT_PAGE): AsyncGenerator<Subject[]> {
+    const plain = !input.search?.trim() && input.filter === undefined && input.sort === undefined && input.order === undefined;
+    if (plain) {
+      const { store } = this.deps.subjects.context(contextId);
+      for (let after: string | undefined; ; ) {
+        const page = await store.list(contextId, after, pageSize);
+        if (page.length) yield page.map((s) => this.deps.subjects.view(contextId, s));
+        if (page.length < pageSize) return;
+        after = page[page.length - 1].uniqueId;
+      }
+    }
+    for (let offset = 0; ; offset += pageSize) {
+      const page = await this.deps.subjects.search(contextId, { ...input, offset, quantity: pageSize });
+      if (page.results.length) yield page.results.map((s) => this.deps.subjects.view(contextId, s));
+      if (page.results.length < pageSize) return;
+    }
   }
 
   /** SEARCH with the configured default and maximum page size. */

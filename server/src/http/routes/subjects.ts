@@ -3,6 +3,7 @@ import { MalformedBody } from '../../../../common/src/errors';
 import type { StoredSubject } from '../../subjects/subject';
 import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-operations';
 import { documentBody, integerParam, queryParam } from '../body';
+import { csvColumns, sendCsv, wantsCsv } from '../csv';
 import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
 import { notModified, sendDocument } from '../respond';
@@ -32,6 +33,7 @@ export const subjectCollection = (s: Services): RestResource => ({
   fits: ['CREATE', 'SEARCH'],
   name: 'this resource',
   target: (ids) => `contexts/${ids.contextId}/subjects`,
+  csv: true,
   perform: {
     POST: step('createSubject', async ({ req, res, ids, state, mount }) => {
       const contextId = ids.contextId!;
@@ -41,12 +43,15 @@ export const subjectCollection = (s: Services): RestResource => ({
     }),
     GET: step('searchSubjects', async (x) => {
       const { req, res, ids, config } = x;
+      const contextId = ids.contextId!;
+      const criteria = { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), sort: queryParam(req, 'sort'), order: queryParam(req, 'order') };
+      if (wantsCsv(req)) return sendCsv(req, res, contextId, csvColumns(s.subjects.context(contextId).config), s.subjectOperations.pages(contextId, criteria));
       const { defaultQuantity, maxQuantity } = config.settings.search;
       const offset = integerParam(req, 'offset', 0);
       const quantity = integerParam(req, 'quantity', defaultQuantity, maxQuantity);
       const withStatus = includesStatus(queryParam(req, 'include'));
-      const body = await s.subjectOperations.search(ids.contextId!, { search: queryParam(req, 'search'), filter: queryParam(req, 'filter'), sort: queryParam(req, 'sort'), order: queryParam(req, 'order'), offset, quantity });
-      sendDocument(req, res, 200, withStatus ? await addStatus(s, x, ids.contextId!, body) : body, { xmlRoot: 'search' });
+      const body = await s.subjectOperations.search(contextId, { ...criteria, offset, quantity });
+      sendDocument(req, res, 200, withStatus ? await addStatus(s, x, contextId, body) : body, { xmlRoot: 'search' });
     }),
   },
 });
