@@ -114,6 +114,7 @@ export const MEANINGS: Readonly<Record<string, string>> = {
   'policies[].clients': 'only sessions of these clients',
   'policies[].principalContexts': 'only principals of these contexts',
   'policies[].roles': "only principals with one of these roles (their subject's `roles`)",
+  'policies[].minLevel': 'an allow applies only to sessions of at least this level (3: password and a second factor), for principals with a confirmed second factor; refused for that alone: `step_up_required`',
   'policies[].operations': 'the operations it decides',
   'policies[].targets': 'target patterns: `.` one segment, `*` the rest, `${session.…}` substituted',
   reservedIds: 'ids no context may create, and nobody may update or delete',

@@ -66,6 +66,17 @@ export class SessionExpired extends make(401, 'session_expired', 'Session expire
 /** A session ended by its subject's password change or reset, disable or delete (SPEC section 4): log in again, never renew. */
 export class SessionRevoked extends make(401, 'session_revoked', 'Session revoked') {}
 export class LoginFailed extends make(401, 'login_failed', 'Login failed') {}
+/** SPEC 15: a correct password of a subject with a confirmed second factor; `pending` completes the login with `otp`. */
+export class OtpRequired extends SvcError {
+  static readonly code = 'otp_required';
+  constructor(pending: string) {
+    super(401, 'otp_required', 'Second factor required', {
+      detail: 'Send the code of your authenticator app (or a recovery code) as otp, with pending.',
+      headers: { 'WWW-Authenticate': 'SvcSession realm="svc", error="otp_required"' },
+      extensions: { pending },
+    });
+  }
+}
 export class InvalidClient extends make(401, 'invalid_client', 'Client validation failed') {}
 export class InvalidAssertion extends make(401, 'invalid_assertion', 'Invalid principal assertion') {}
 export class Forbidden extends make(403, 'forbidden', 'Forbidden') {}
@@ -97,6 +108,23 @@ export class AccessDenied extends SvcError {
       detail,
       headers: {
         'WWW-Authenticate': `SvcSession realm="svc", error="${code}"`,
+        'X-Svc-Decision': 'DENY',
+      },
+    });
+  }
+}
+
+/**
+ * A refusal by the policy decision point for the session's level alone (a policy's `minLevel`, SPEC
+ * 15): the same status as any refusal, but it tells the caller what to do.
+ */
+export class StepUpRequired extends SvcError {
+  static readonly code = 'step_up_required';
+  constructor(status: 401 | 403, detail = 'This needs a session with your second factor: log in again with your code.') {
+    super(status, 'step_up_required', 'Step-up required', {
+      detail,
+      headers: {
+        'WWW-Authenticate': 'SvcSession realm="svc", error="insufficient_user_authentication"',
         'X-Svc-Decision': 'DENY',
       },
     });

@@ -15,7 +15,9 @@ export type AuditEvent =
   | 'header_token_ignored'
   | 'xfcc_ignored'
   | 'forwarded_for_ignored'
-  | 'password_hash_refused';
+  | 'password_hash_refused'
+  /** A second factor enrolled, confirmed, removed (SPEC 15): never its secret nor a code. */
+  | 'second_factor';
 
 /** Who acted: on every audit line (SPEC section 8), null where the event has none. */
 export interface AuditParties {

@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Audit, NO_PARTIES } from './audit';
 import type { AttemptLimiter, AttemptLimits } from './flows/attempt-limiter';
 import { MemoryAttemptLimiter } from './flows/memory-attempt-limiter';
@@ -35,6 +36,9 @@ import { ForgottenPassword } from './flows/forgotten-password';
 import { Accounts } from './login/account';
 import { LoginService } from './login/login-service';
 import { Decisions } from './policy/decisions';
+import { FactorStore } from './otp/factor-store';
+import { SecondFactors, WRONG_CODE_LIMITS } from './otp/second-factors';
+import { MemoryUsedSteps } from './otp/used-steps';
 
 export interface CoreOptions {
   logger?: Logger;
@@ -90,6 +94,11 @@ export class Core {
   readonly accounts: Accounts;
   readonly logins: LoginService;
   readonly forgottenPassword: ForgottenPassword;
+  /** Second factors (SPEC 15): enrollment, removal, a login's code. */
+  readonly secondFactors: SecondFactors;
+  /** `otp.sqlite` in the data directory, opened at first use. */
+  private factorStore?: FactorStore;
+  private otpKey?: Buffer;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
@@ -132,16 +141,36 @@ export class Core {
       config: current,
       rolesOf,
       exists: (contextId, subjectId) => this.subjects.context(contextId).store.exists(contextId, subjectId),
+      hasFactor: (session) => session.principal !== null && this.secondFactors.has(session.principal),
       metrics: this.metrics,
       audit: this.audit,
     });
-    this.subjectOperations = new SubjectOperations({ subjects: this.subjects, registrations: this.registrations, audit: this.audit, rolesOf, config: current });
+    this.subjectOperations = new SubjectOperations({
+      subjects: this.subjects,
+      registrations: this.registrations,
+      audit: this.audit,
+      rolesOf,
+      config: current,
+      hasFactor: (principal) => this.secondFactors.has(principal),
+    });
     this.accounts = new Accounts({
       subjects: this.subjects,
       lockout: this.lockout,
       hasher: this.hasher,
       audit: this.audit,
       endSubjectSessions: (contextId, uniqueId, reason, except) => this.endSubjectSessions(contextId, uniqueId, reason, except),
+    });
+    const dataFile = (name: string) => join(this.config.server.dataDir, name);
+    this.secondFactors = new SecondFactors({
+      store: () => (this.factorStore ??= openFactorStore(dataFile('otp.sqlite'))),
+      // Like decoy.key: made once, atomically, in the data directory (every core of a cluster needs the same file).
+      key: () => (this.otpKey ??= readOrCreateKey(dataFile('otp.key'))),
+      usedSteps: store.usedSteps?.() ?? new MemoryUsedSteps(this.now),
+      wrongCodes: this.attemptLimiter('otp-wrong', () => WRONG_CODE_LIMITS),
+      accounts: this.accounts,
+      audit: this.audit,
+      now: this.now,
+      denyStatus: () => this.config.settings.denyStatus,
     });
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.forgetRoles(contextId, uniqueId);
@@ -319,8 +348,14 @@ export class Core {
   async close(): Promise<void> {
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
+    this.factorStore?.close();
     await this.sessions.close?.();
   }
+}
+
+function openFactorStore(file: string): FactorStore {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  return new FactorStore(file);
 }
 
 /** `server.tls.clientCA` and `crl`, read and verified now (at start and on every reload). */

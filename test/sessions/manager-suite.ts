@@ -118,7 +118,7 @@ export function managerBehaviour(harness: StoreHarness): void {
 
     it('rejects invalid input', async () => {
       await expect(sessions.create({ ...user, type: 'ROOT' as never })).rejects.toThrow(TypeError);
-      await expect(sessions.create({ ...user, level: 3 as never })).rejects.toThrow(TypeError);
+      await expect(sessions.create({ ...user, level: 4 as never })).rejects.toThrow(TypeError);
       expect(() => new SessionManager({ store, idleSeconds: 0, absoluteSeconds: 1 })).toThrow(TypeError);
       expect(() => new SessionManager({ store, idleSeconds: 1, absoluteSeconds: 1, signingKey: Buffer.alloc(8) })).toThrow(TypeError);
     });

@@ -45,9 +45,16 @@ function spelledCodes(): Map<string, string[]> {
 
 /** Every instance the error hierarchy can make, with the status each has. */
 function hierarchyInstances(): errors.SvcError[] {
-  const instances: errors.SvcError[] = [new errors.AccessDenied(401, false), new errors.AccessDenied(403, false), new errors.AccessDenied(401, true), new errors.AccessDenied(403, true)];
+  const instances: errors.SvcError[] = [
+    new errors.AccessDenied(401, false),
+    new errors.AccessDenied(403, false),
+    new errors.AccessDenied(401, true),
+    new errors.AccessDenied(403, true),
+    new errors.StepUpRequired(401),
+    new errors.StepUpRequired(403),
+  ];
   for (const value of Object.values(errors)) {
-    if (typeof value !== 'function' || value === errors.SvcError || value === errors.AccessDenied) continue;
+    if (typeof value !== 'function' || value === errors.SvcError || value === errors.AccessDenied || value === errors.StepUpRequired) continue;
     if (!(value.prototype instanceof errors.SvcError)) continue;
     instances.push(new (value as new () => errors.SvcError)());
   }

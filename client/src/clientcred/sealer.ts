@@ -98,7 +98,7 @@ export class ClientSealer {
     return { clientcred: this.#seal(plaintext, clientcredAad(this.clientId), options.iv), nonce };
   }
 
-  /** Seals `user`, `password` or `token` for the request whose clientcred carries `nonce`. */
+  /** Seals `user`, `password`, `token` or `otp` for the request whose clientcred carries `nonce`. */
   sealParam(name: SealedParamName, value: string, nonce: string, iv?: Uint8Array): string {
     if (!isSealedParamName(name)) throw new TypeError(`sealParam: "${String(name)}" is not a sealed parameter`);
     if (typeof value !== 'string') throw new TypeError('sealParam: value must be a string');

@@ -32,7 +32,7 @@ export const MIN_SECRET_LENGTH = 43;
 export const MAX_SEALED_LENGTH = 16_384;
 
 /** The request parameters a client with a secret must seal (SPEC section 5). */
-export const SEALED_PARAM_NAMES = ['user', 'password', 'token'] as const;
+export const SEALED_PARAM_NAMES = ['user', 'password', 'token', 'otp'] as const;
 export type SealedParamName = (typeof SEALED_PARAM_NAMES)[number];
 
 export function isSealedParamName(name: unknown): name is SealedParamName {

@@ -20,9 +20,13 @@ export const PROBLEM_CODES = [
   /** The session was ended by its subject's password change or reset, disable or delete: never logged in again by itself. */
   'session_revoked',
   'login_failed',
+  /** The password was right; the subject's second factor is asked for (SPEC 15): the body carries `pending`. */
+  'otp_required',
   'invalid_client',
   'invalid_assertion',
   'access_denied',
+  /** Refused only for the session's level (a policy's `minLevel`, SPEC 15): log in with the second factor. */
+  'step_up_required',
   'forbidden',
   'not_found',
   'method_not_allowed',

@@ -15,8 +15,8 @@ export type SessionType = (typeof SESSION_TYPES)[number];
 export type ShownSessionType = Exclude<SessionType, 'INTERNAL'>;
 export const SHOWN_SESSION_TYPES: readonly ShownSessionType[] = ['ANON', 'USER', 'SYSTEM'];
 
-/** 0 anonymous, 1 token, header, client principal or certificate, 2 password. */
-export type AuthenticationLevel = 0 | 1 | 2;
+/** 0 anonymous, 1 token, header, client principal or certificate, 2 password, 3 password and a second factor (SPEC 15). */
+export type AuthenticationLevel = 0 | 1 | 2 | 3;
 
 export interface SessionView {
   /** The session's public handle, never the cookie. */

@@ -32,6 +32,8 @@ export interface AuthenticationRequest {
   clientValidated: boolean;
   /** The client certificate of a certificate login, already verified (login/certificate-validation.ts). */
   certificate?: VerifiedCertificate;
+  /** The second factor's code (`otp`, SPEC 15), opened: the login service checks it, no authenticator does. */
+  otp?: string;
 }
 
 export interface AuthenticationResult {

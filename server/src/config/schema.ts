@@ -218,6 +218,7 @@ export const configSchema = {
           clients: stringList,
           principalContexts: stringList,
           roles: stringList,
+          minLevel: { enum: [1, 2, 3] },
           operations: { type: 'array', minItems: 1, items: operation },
           targets: { ...stringList, minItems: 1 },
         },

@@ -71,6 +71,11 @@ export interface PolicyConfig {
   /** The policy applies only to principals of these contexts (the shipped defaults' per-context admins). */
   principalContexts?: string[];
   roles?: string[];
+  /**
+   * SPEC 15: the allow applies only to sessions of at least this level, and only to principals with
+   * a confirmed second factor (a principal without one is unaffected).
+   */
+  minLevel?: 1 | 2 | 3;
   operations: Operation[];
   targets: string[];
 }

@@ -119,7 +119,8 @@ export async function answerCheck(decisions: Decisions, x: Exchange, operation: 
   res.setHeader('X-Svc-Decision', answer.decision);
   res.setHeader('Cache-Control', 'no-store');
   if (!allowed) {
-    const code = state.sessionExpired ? 'session_expired' : 'access_denied';
+    // SPEC 15: a refusal for the session's level alone says how to overcome it.
+    const code = answer.reason === 'step_up_required' ? 'insufficient_user_authentication' : state.sessionExpired ? 'session_expired' : 'access_denied';
     res.setHeader('WWW-Authenticate', `SvcSession realm="svc", error="${code}"`);
   }
   const status = allowed ? 200 : x.config.settings.denyStatus;

@@ -13,6 +13,7 @@ import { forgotRoutes } from './routes/forgot';
 import { forgotPageRoutes } from './routes/forgot-pages';
 import { homePageStep } from './routes/home';
 import { loginRoutes } from './routes/login';
+import { otp } from './routes/otp';
 import { registerRoutes } from './routes/register';
 import { session } from './routes/session';
 import { subject, subjectCollection } from './routes/subjects';
@@ -118,6 +119,7 @@ export function coreRoutes(s: HttpServices): Route[] {
     ...rest(subject(s)),
     ...rest(password(s)),
     ...rest(lockout(s)),
+    ...rest(otp(s)),
     ...rest(session('/session')),
     ...rest(session('/sessioninfo')),
     ...onBothMounts(authzOnCollection.path, authzOnCollection.steps),

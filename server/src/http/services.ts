@@ -9,6 +9,7 @@ import type { Registrations } from '../flows/registration';
 import type { Accounts } from '../login/account';
 import type { LoginService } from '../login/login-service';
 import type { Metrics } from '../metrics';
+import type { SecondFactors } from '../otp/second-factors';
 import type { Decisions } from '../policy/decisions';
 import type { PresentedCertificate } from '../certificates/presented-certificate';
 import type { SessionManager } from '../sessions/session-manager';
@@ -37,6 +38,7 @@ export interface HttpServices {
   accounts: Accounts;
   registrations: Registrations;
   forgottenPassword: ForgottenPassword;
+  secondFactors: SecondFactors;
   /** The running configuration (a request takes it once, as it arrives: `Exchange.config`). */
   config(): SvcConfig;
   client(id: string): ClientConfig | undefined;
@@ -72,6 +74,7 @@ export function servicesOf(core: Core, reload?: HttpServices['reload']): HttpSer
     accounts: core.accounts,
     registrations: core.registrations,
     forgottenPassword: core.forgottenPassword,
+    secondFactors: core.secondFactors,
     config: () => core.config,
     client: (id) => core.client(id),
     authenticator: (id) => core.authenticator(id),

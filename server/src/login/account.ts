@@ -7,7 +7,7 @@ import type { LockoutStore, LockStatus } from './lockout-store';
 import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
-import { valuesOf } from '../subjects/subject';
+import { valuesOf, type StoredSubject } from '../subjects/subject';
 import { partiesOf } from '../audit';
 
 export interface PasswordChange {
@@ -17,6 +17,15 @@ export interface PasswordChange {
   newPassword: string;
   session: Session;
   cookieValue?: string;
+  peer: string;
+}
+
+/** A subject's own password, given by the subject's own session. */
+export interface OwnPasswordProof {
+  contextId: string;
+  uniqueId: string;
+  password: string;
+  session: Session;
   peer: string;
 }
 
@@ -41,9 +50,26 @@ export class Accounts {
    */
   async changeOwnPassword(change: PasswordChange): Promise<void> {
     const { contextId, uniqueId, session } = change;
+    const subject = await this.proveOwnPassword({ contextId, uniqueId, password: change.oldPassword, session, peer: change.peer }, 'oldPassword', 'password_change_old_password');
+    const key = principalName({ contextId, uniqueId });
+    checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
+    await this.deps.subjects.setPassword(contextId, uniqueId, change.newPassword);
+    this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
+    await this.deps.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
+  }
+
+  /**
+   * The session's own subject proves its password (a password change, a second factor's enrollment
+   * or removal: SPEC 7 and 15). It is guessed like a login's: it counts against the lockout before it
+   * is verified, and a locked pair or subject answers like a wrong one, so a stolen session cannot be
+   * used to guess it, not even with parallel requests. Resolves the subject; a wrong password is 400
+   * naming `field`.
+   */
+  async proveOwnPassword(proof: OwnPasswordProof, field: string, failure: string): Promise<StoredSubject> {
+    const { contextId, uniqueId, session, peer } = proof;
     const principal = session.principal;
     if (!principal || principal.contextId !== contextId || principal.uniqueId !== uniqueId || session.type !== 'USER') {
-      throw new Forbidden('only a subject may change its own password here; administrators update the subject');
+      throw new Forbidden('only a subject may do this for itself here; administrators update the subject');
     }
     const subject = await this.deps.subjects.read(contextId, uniqueId);
     const attribute = this.deps.subjects.context(contextId).config.definition.password;
@@ -51,19 +77,16 @@ export class Accounts {
     const key = principalName({ contextId, uniqueId });
     const hash = valuesOf(subject.attributes[attribute])[0];
     // The guess takes its place in the lockout counters before it is verified, as a login's does.
-    const reservation = await this.deps.lockout.reserve([key], change.peer);
+    const reservation = await this.deps.lockout.reserve([key], peer);
     if (reservation.throttled) throw new TooManyRequests('too many failed attempts from this address', { headers: { 'Retry-After': String(reservation.retryAfter) } });
-    const ok = await this.verifyOld(contextId, uniqueId, hash, change.oldPassword, reservation.locked);
+    const ok = await this.verifyOld(contextId, uniqueId, hash, proof.password, reservation.locked);
     if (!ok) {
-      this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'failure', reason: 'password_change_old_password', principal: key, session: session.handle, peer: change.peer });
-      for (const lock of reservation.started) this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'lockout', outcome: 'success', reason: lock.kind, subject: key });
-      throw new InvalidRequest('the old password does not match', { errors: [{ path: 'oldPassword', message: 'does not match' }] });
+      this.deps.audit.record({ ...partiesOf(session, peer), event: 'subject_write', outcome: 'failure', reason: failure, principal: key, session: session.handle, peer });
+      for (const lock of reservation.started) this.deps.audit.record({ ...partiesOf(session, peer), event: 'lockout', outcome: 'success', reason: lock.kind, subject: key });
+      throw new InvalidRequest('the password does not match', { errors: [{ path: field, message: 'does not match' }] });
     }
     await this.deps.lockout.release(reservation, key);
-    checkPasswordPolicy(change.newPassword, { userId: uniqueId, attributes: subject.attributes });
-    await this.deps.subjects.setPassword(contextId, uniqueId, change.newPassword);
-    this.deps.audit.record({ ...partiesOf(session, change.peer), event: 'subject_write', outcome: 'success', reason: 'password_change', principal: key, session: session.handle, peer: change.peer });
-    await this.deps.endSubjectSessions(contextId, uniqueId, 'password', change.cookieValue);
+    return subject;
   }
 
   /**

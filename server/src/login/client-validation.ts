@@ -9,6 +9,8 @@ export interface OpenedParams {
   user?: string;
   password?: string;
   token?: string;
+  /** The second factor's code (SPEC 15). */
+  otp?: string;
   /** True when the client has a secret and proved it with this request's clientcred. */
   validated: boolean;
 }
@@ -18,6 +20,7 @@ export interface RawCredentialParams {
   user?: string;
   password?: string;
   token?: string;
+  otp?: string;
 }
 
 /**
@@ -27,7 +30,7 @@ export interface RawCredentialParams {
  * fails. Every failure is ClientCredentialRejected (401 `invalid_client`) with an audit reason.
  */
 export async function openCredentialParams(client: ClientConfig, raw: RawCredentialParams, now: number, nonces: NonceStore): Promise<OpenedParams> {
-  if (!client.secret?.length) return { user: raw.user, password: raw.password, token: raw.token, validated: false };
+  if (!client.secret?.length) return { user: raw.user, password: raw.password, token: raw.token, otp: raw.otp, validated: false };
   if (raw.clientcred === undefined) throw new ClientCredentialRejected('malformed');
   const credential = await ClientCredential.open({
     clientId: client.id,
@@ -37,5 +40,5 @@ export async function openCredentialParams(client: ClientConfig, raw: RawCredent
     nonces,
   });
   const open = (name: SealedParamName): string | undefined => (raw[name] === undefined ? undefined : credential.openParam(name, raw[name]));
-  return { user: open('user'), password: open('password'), token: open('token'), validated: true };
+  return { user: open('user'), password: open('password'), token: open('token'), otp: open('otp'), validated: true };
 }

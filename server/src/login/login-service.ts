@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { InvalidClient, LoginFailed, TooManyRequests } from '../../../common/src/errors';
+import { InvalidClient, LoginFailed, OtpRequired, TooManyRequests } from '../../../common/src/errors';
+import { sealPending, spendPending } from '../otp/pending-login';
 import { principalName } from '../../../common/src/principal-name';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
@@ -63,7 +64,13 @@ class NameResolutions {
 }
 
 /** What a login uses of the core: sessions, lockout and nonces, the running clients and authenticators, hashing, audit and metrics. */
-export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator'> & CertificateValidationDeps;
+export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator' | 'secondFactors'> & CertificateValidationDeps;
+
+/** The parameters of the second step (SPEC 15): fixed names, like the seed's `goto`. */
+export const OTP_PARAM = 'otp';
+export const PENDING_PARAM = 'pending';
+/** The purpose of the pending token's key (SessionManager.derivedKey). */
+const PENDING_KEY = 'otp-pending';
 
 /**
  * POST {base}/login as a domain operation (SPEC section 4, seed 5.1.5 step 4): resolve the client,
@@ -110,6 +117,8 @@ export class LoginService {
   private async verify(input: LoginInput): Promise<Verified> {
     const { core } = this;
     const { client, request, audit } = input.certificate ? await this.validateCertificate(input, input.certificate) : await this.validateClient(input);
+    const pending = input.params[PENDING_PARAM];
+    if (pending !== undefined) return this.completePending(pending, client, request, audit);
     const authenticators = client.authenticators.flatMap((id) => {
       const a = core.authenticator(id);
       return a && a.applies(request) ? [{ id, a }] : [];
@@ -139,13 +148,26 @@ export class LoginService {
       const result = await a.authenticate(request);
       if (!result) continue;
       const key = result.principal ? principalName(result.principal) : undefined;
+      const factor = result.level === 2 && result.principal && isPasswordAuthenticator(a) && core.secondFactors.has(result.principal);
+      if (factor && result.principal && request.otp !== undefined && !(await core.secondFactors.verify(result.principal, request.otp))) {
+        // A wrong code counts as a failed login (SPEC 15): the reservation stays counted.
+        this.fail({ ...audit, subject: key }, 'otp_rejected');
+        this.auditLocks(reservation, audit);
+        throw new LoginFailed('Login failed.');
+      }
       await this.lockout.release(reservation, key !== undefined && subjects.includes(key) ? key : undefined);
+      if (factor && result.principal && request.otp === undefined) {
+        // Only now, after a correct password, does the answer differ from a wrong password's.
+        this.fail({ ...audit, subject: key }, 'otp_required');
+        const token = sealPending(core.sessions.derivedKey(PENDING_KEY), { principal: result.principal, clientId: client.id, authenticator: id, message: result.message }, core.now());
+        throw new OtpRequired(token);
+      }
       const session: CreateSessionInput = {
         type: a.sessionType,
         // The seed's 2.1: an anonymous session obtained without a client shows no clientId.
         clientId: client.id === core.config.settings.defaultClient && result.principal === null ? '' : client.id,
         principal: result.principal,
-        level: result.level,
+        level: factor ? 3 : result.level,
         authenticator: id,
         message: result.message,
       };
@@ -158,6 +180,27 @@ export class LoginService {
     this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, authenticators.length ? 'rejected' : 'no_authenticator');
     this.auditLocks(reservation, audit);
     throw new LoginFailed('Login failed.');
+  }
+
+  /**
+   * The second step (SPEC 15): `pending` from the password step and `otp`. The code is guessed like a
+   * password: it takes its place in the subject's lockout counters before it is compared, and a lock
+   * refuses it like a wrong one. The pending token is spent whatever the outcome.
+   */
+  private async completePending(token: string, client: ClientConfig, request: AuthenticationRequest, audit: Record<string, string>): Promise<Verified> {
+    const { core } = this;
+    const pending = await spendPending(core.sessions.derivedKey(PENDING_KEY), token, { clientId: client.id }, core.now(), core.nonces);
+    const subject = pending ? principalName(pending.principal) : undefined;
+    const reservation = await this.reserve(subject === undefined ? [] : [subject], audit);
+    const ok = pending !== undefined && !reservation.locked && request.otp !== undefined && (await core.secondFactors.verify(pending.principal, request.otp));
+    if (!ok || !pending) {
+      this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, pending ? (reservation.locked ? 'locked' : 'otp_rejected') : 'pending_rejected');
+      this.auditLocks(reservation, audit);
+      throw new LoginFailed('Login failed.');
+    }
+    await this.lockout.release(reservation, subject);
+    const session: CreateSessionInput = { type: 'USER', clientId: client.id, principal: pending.principal, level: 3, authenticator: pending.authenticator, message: pending.message };
+    return { session, audit };
   }
 
   /** Takes the attempt's place in the counters; a throttled address is 429, before anything is verified. */
@@ -214,12 +257,12 @@ export class LoginService {
     try {
       const opened = await openCredentialParams(
         client,
-        { clientcred: p[names.clientcred], user: p[names.user], password: p[names.password], token: p[names.token] },
+        { clientcred: p[names.clientcred], user: p[names.user], password: p[names.password], token: p[names.token], otp: p[OTP_PARAM] },
         this.core.now(),
         this.core.nonces,
       );
       const credentials = new Credentials({ user: opened.user, password: opened.password, token: opened.token, header: input.header });
-      return { credentials, client, peer: input.peer, clientValidated: opened.validated };
+      return { credentials, client, peer: input.peer, clientValidated: opened.validated, ...(opened.otp ? { otp: opened.otp } : {}) };
     } catch (error) {
       if (!(error instanceof ClientCredentialRejected)) throw error;
       await this.reserve([], audit);

@@ -1,4 +1,4 @@
-import { AccessDenied } from '../../../common/src/errors';
+import { AccessDenied, StepUpRequired } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { CheckAnswer } from '../../../common/src/wire/check-answer';
 import { partiesOf, type Audit } from '../audit';
@@ -35,6 +35,8 @@ export interface DecisionsDeps {
   config(): SvcConfig;
   /** A principal's `roles` (cached per subject, dropped on every write: Core.rolesOf). */
   rolesOf(session: Session): Promise<readonly string[]>;
+  /** Whether the session's principal has a confirmed second factor (SPEC 15), asked by the PDP only for a `minLevel` policy. */
+  hasFactor(session: Session): boolean;
   /** Whether a subject exists (the check's `exists`; the context is known to exist). */
   exists(contextId: string, subjectId: string): Promise<boolean>;
   metrics: Metrics;
@@ -65,7 +67,7 @@ export class Decisions {
   async decide(asker: Asker, operation: Operation, target: string, options: DecideOptions = {}): Promise<DecisionResult> {
     const session = options.as ?? asker.session;
     const roles = await this.rolesFor(asker, session);
-    const result = this.deps.pdp().decide({ session, roles, operation, target });
+    const result = this.deps.pdp().decide({ session, roles, operation, target, hasFactor: () => this.deps.hasFactor(session) });
     if (options.quiet) return result;
     this.deps.metrics.decisions.inc({ decision: result.decision, operation });
     if (result.decision === 'DENY') {
@@ -82,15 +84,29 @@ export class Decisions {
     return result;
   }
 
-  /** The refusal of a real request: `authz.denyStatus`, and `session_expired` after a dead session. */
-  denial(asker: Asker): AccessDenied {
-    return new AccessDenied(this.deps.config().settings.denyStatus, asker.sessionExpired);
+  /**
+   * The refusal of a real request: `authz.denyStatus`, and `session_expired` after a dead session;
+   * `step_up_required` when only the session's level fell short (SPEC 15).
+   */
+  denial(asker: Asker, result?: DecisionResult): AccessDenied | StepUpRequired {
+    const status = this.deps.config().settings.denyStatus;
+    return result?.stepUp ? new StepUpRequired(status) : new AccessDenied(status, asker.sessionExpired);
+  }
+
+  /**
+   * A check's `reason` (SPEC 6): `step_up_required` whenever `minLevel` alone refused (it tells
+   * everyone what to do); else the deciding policy for the privileged, `allowed` or `denied` for others.
+   */
+  async reason(asker: Asker, result: DecisionResult, target: string): Promise<string> {
+    if (result.stepUp) return 'step_up_required';
+    if (await this.isPrivileged(asker, target)) return result.policy;
+    return result.decision === 'ALLOW' ? 'allowed' : 'denied';
   }
 
   /** Decides a real request's operation; a DENY is thrown as its refusal. */
   async authorize(asker: Asker, operation: Operation, target: string): Promise<DecisionResult> {
     const result = await this.decide(asker, operation, target);
-    if (result.decision === 'DENY') throw this.denial(asker);
+    if (result.decision === 'DENY') throw this.denial(asker, result);
     return result;
   }
 
@@ -120,7 +136,7 @@ export class Decisions {
       operation,
       resource: target,
       sessionType: asker.session.type === 'INTERNAL' ? 'ANON' : asker.session.type,
-      reason: (await this.isPrivileged(asker, target)) ? result.policy : allowed ? 'allowed' : 'denied',
+      reason: await this.reason(asker, result, target),
     };
     if (contextId !== undefined && subjectId !== undefined) {
       const subject = `contexts/${contextId}/subjects/${subjectId}`;

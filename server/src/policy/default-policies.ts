@@ -27,6 +27,8 @@ function contextAdminPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'adm
     roles: group.roles,
     operations: [...OPERATIONS],
     targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/*`],
+    // SPEC 15: an admin who has confirmed a second factor administers only with it (level 3).
+    minLevel: 3,
   }));
 }
 
@@ -42,7 +44,7 @@ export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'r
     { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
-    { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`] },
+    { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`, `${SELF}/otp`] },
     ...contextAdminPolicies(contexts),
     { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...OPERATIONS], targets: ['*'] },
     ...contexts

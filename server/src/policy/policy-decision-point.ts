@@ -12,12 +12,16 @@ export interface DecisionRequest {
   operation: Operation;
   /** The canonical target, built from the resolved route: `contexts/c/subjects/s`. */
   target: string;
+  /** Whether the principal has a confirmed second factor (SPEC 15: `minLevel` binds only them); asked only when it matters. */
+  hasFactor?: () => boolean;
 }
 
 export interface DecisionResult {
   decision: Decision;
-  /** The deciding policy's id, or `default_deny` when no policy applies. */
+  /** The deciding policy's id, `default_deny` when no policy applies, `step_up_required` when `minLevel` alone refused. */
   policy: string;
+  /** Refused only for the session's level (SPEC 15): a step-up would allow it. */
+  stepUp?: true;
 }
 
 interface CompiledPolicy {
@@ -65,12 +69,20 @@ export class PolicyDecisionPoint {
   decide(request: DecisionRequest): DecisionResult {
     const segments = request.target.split('/');
     let allowedBy: string | undefined;
+    let levelShort = false;
+    let hasFactor: boolean | undefined;
     for (const policy of this.policies) {
       if (!this.applies(policy, request, segments)) continue;
       if (policy.config.effect === 'deny') return { decision: 'DENY', policy: policy.config.id };
+      const minLevel = policy.config.minLevel;
+      if (minLevel !== undefined && request.session.level < minLevel && (hasFactor ??= request.hasFactor?.() ?? false)) {
+        levelShort = true;
+        continue;
+      }
       allowedBy ??= policy.config.id;
     }
-    return allowedBy ? { decision: 'ALLOW', policy: allowedBy } : { decision: 'DENY', policy: 'default_deny' };
+    if (allowedBy) return { decision: 'ALLOW', policy: allowedBy };
+    return levelShort ? { decision: 'DENY', policy: 'step_up_required', stepUp: true } : { decision: 'DENY', policy: 'default_deny' };
   }
 
   private applies(policy: CompiledPolicy, request: DecisionRequest, segments: string[]): boolean {

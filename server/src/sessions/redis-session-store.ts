@@ -27,6 +27,8 @@
  *
  * Any Redis failure surfaces as ServiceUnavailable (503); the cause is kept for the log.
  */
+import { RedisUsedSteps } from '../otp/redis-used-steps';
+import type { UsedSteps } from '../otp/used-steps';
 import { randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
@@ -294,6 +296,11 @@ export class RedisSessionStore implements SessionStore {
   /** Reset markers on this store's connection, under its prefix (`m:` keys). */
   resetMarkers(now: () => number): ResetMarkers {
     return new RedisResetMarkers(this.#redis, this.#prefix, now);
+  }
+
+  /** The last accepted second-factor steps on this store's connection, under its prefix (`o:` keys). */
+  usedSteps(): UsedSteps {
+    return new RedisUsedSteps(this.#redis, this.#prefix);
   }
 
   /** Subject writes published on `<prefix>changes`, heard on a connection of the feed's own. */

@@ -28,7 +28,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { SessionExpired } from '../../../common/src/errors';
-import { SESSION_TYPES } from '../../../common/src/wire/session-view';
+import { SESSION_TYPES, type AuthenticationLevel } from '../../../common/src/wire/session-view';
 import type { SessionType } from '../config/types';
 import type { Principal, Session } from './session';
 import type { SessionRecord, SessionStore } from './session-store';
@@ -57,7 +57,7 @@ export interface CreateSessionInput {
   type: SessionType;
   clientId: string;
   principal: Principal | null;
-  level: 0 | 1 | 2;
+  level: AuthenticationLevel;
   authenticator: string;
   message?: string;
   data?: Record<string, unknown>;
@@ -122,7 +122,7 @@ interface TokenPayload {
   /** created (first issue), epoch ms, when it differs from iat or the value carries data */
   cr?: number;
   /** level, when not 0 */
-  l?: 1 | 2;
+  l?: Exclude<AuthenticationLevel, 0>;
   /** message */
   m?: string;
   /** flow data */
@@ -264,6 +264,14 @@ export class SessionManager {
     return this.#store.deleteByHandle(handle);
   }
 
+  /**
+   * A key of its own for another signed token (`purpose` names it), derived from the stateless
+   * cookies' key: shared wherever that key is (every core on one Redis), never equal to it.
+   */
+  derivedKey(purpose: string): Buffer {
+    return createHmac('sha256', this.#key).update(`svc/derived/v1|${purpose}`, 'utf8').digest();
+  }
+
   /** Closes the store (its timers and connections). */
   async close(): Promise<void> {
     await this.#store.close();
@@ -377,7 +385,7 @@ function validateInput(input: CreateSessionInput): void {
   if (!input || !SESSION_TYPES.includes(input.type)) throw new TypeError('create: type must be INTERNAL, ANON, USER or SYSTEM');
   if (typeof input.clientId !== 'string') throw new TypeError('create: clientId must be a string');
   if (typeof input.authenticator !== 'string') throw new TypeError('create: authenticator must be a string');
-  if (input.level !== 0 && input.level !== 1 && input.level !== 2) throw new TypeError('create: level must be 0, 1 or 2');
+  if (input.level !== 0 && input.level !== 1 && input.level !== 2 && input.level !== 3) throw new TypeError('create: level must be 0, 1, 2 or 3');
   if (input.principal !== null && (typeof input.principal !== 'object' || typeof input.principal.uniqueId !== 'string' || typeof input.principal.contextId !== 'string')) {
     throw new TypeError('create: principal must be null or {uniqueId, contextId}');
   }

@@ -18,6 +18,7 @@ import type { Session } from './session';
 import type { LockoutLimits, LockoutStore } from '../login/lockout-store';
 import type { AttemptLimiter, AttemptLimits } from '../flows/attempt-limiter';
 import type { ResetMarkers } from '../flows/reset-markers';
+import type { UsedSteps } from '../otp/used-steps';
 import type { Logger } from '../../../common/src/log';
 import type { ChangeFeed } from './change-feed';
 
@@ -95,6 +96,9 @@ export interface SessionStore {
 
   /** Reset markers kept beside the sessions when they are shared (Redis); absent, memory. */
   resetMarkers?(now: () => number): ResetMarkers;
+
+  /** The last accepted second-factor time step per subject, beside the sessions when they are shared (Redis); absent, memory. */
+  usedSteps?(): UsedSteps;
 
   /**
    * The HMAC key of stateless cookies, shared by every instance sharing this store (made once, by the

@@ -1,4 +1,4 @@
-import type { SessionView } from '../../../common/src/wire/session-view';
+import type { AuthenticationLevel, SessionView } from '../../../common/src/wire/session-view';
 import type { SessionType } from '../config/types';
 
 export interface Principal {
@@ -16,8 +16,8 @@ export interface Session {
   type: SessionType;
   clientId: string;
   principal: Principal | null;
-  /** 0 anonymous, 1 token, header or client principal, 2 password. */
-  level: 0 | 1 | 2;
+  /** 0 anonymous, 1 token, header or client principal, 2 password, 3 password and a second factor (SPEC 15). */
+  level: AuthenticationLevel;
   message?: string;
   authenticator: string;
   /** Epoch milliseconds. */

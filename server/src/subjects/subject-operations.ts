@@ -3,7 +3,7 @@
  * and the SOAP service): who writes, the registrant's path, the audit line, the ETag. Knows no HTTP:
  * a transport reads its own body and headers, calls these, and writes its own answer.
  */
-import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed } from '../../../common/src/errors';
+import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed, StepUpRequired } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { WireValue } from '../../../common/src/wire/xml';
 import { partiesOf } from '../audit';
@@ -11,7 +11,7 @@ import type { Audit } from '../audit';
 import type { SvcConfig } from '../config/types';
 import type { Registrations } from '../flows/registration';
 import { holdsAdminRole } from '../policy/admin-roles';
-import type { Session } from '../sessions/session';
+import type { Principal, Session } from '../sessions/session';
 import type { Writer } from './attributes';
 import type { StoredSubject, Subject } from './subject';
 import type { SubjectService } from './subject-service';
@@ -80,6 +80,8 @@ export interface SubjectOperationsDeps {
   /** A principal's `roles` (Core.rolesOf: cached per subject, dropped on every write). */
   rolesOf(session: Session): Promise<readonly string[]>;
   config(): SvcConfig;
+  /** Whether a subject has a confirmed second factor (SecondFactors.has). */
+  hasFactor(principal: Principal): boolean;
 }
 
 /** The subject operations, after authorization, for every transport. */
@@ -112,10 +114,21 @@ export class SubjectOperations {
       throw new InvalidRequest('uniqueId cannot be changed', { errors: [{ path: 'subject.uniqueId', message: 'differs from the path' }] });
     }
     const version = expectedVersion(ifMatch);
+    this.assertPasswordWritable(actor.session, contextId, subjectId, input);
     const writer = await this.writerOf(actor.session, contextId, subjectId);
     const updated = await this.deps.subjects.update(contextId, subjectId, input.attributes, writer, version);
     this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
     return updated;
+  }
+
+  /**
+   * SPEC 15: the password of a subject with a confirmed second factor is written (REST, SOAP) only
+   * by SYSTEM or from a level 3 session, so a password alone cannot take over such an account.
+   */
+  private assertPasswordWritable(session: Session, contextId: string, subjectId: string, input: SubjectInput): void {
+    const attribute = this.deps.subjects.context(contextId).config.definition.password;
+    if (attribute === undefined || !Object.hasOwn(input.attributes, attribute) || session.type === 'SYSTEM' || session.level >= 3) return;
+    if (this.deps.hasFactor({ contextId, uniqueId: subjectId })) throw new StepUpRequired(this.deps.config().settings.denyStatus, 'Setting the password of a subject with a second factor needs a session with your own second factor.');
   }
 
   async delete(actor: Actor, contextId: string, subjectId: string): Promise<void> {

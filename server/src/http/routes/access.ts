@@ -46,9 +46,7 @@ async function evaluate(s: Services, state: RequestState, query: EvaluationQuery
   s.subjects.context(query.contextId); // an unknown context is 404, as the REST check answers
   const as = await sessionFor(s, state, query.subject);
   const result = await s.decisions.decide(state, query.operation, query.target, { as });
-  const allowed = result.decision === 'ALLOW';
-  const privileged = await s.decisions.isPrivileged(state, query.target);
-  return decisionAnswer(allowed, privileged ? result.policy : allowed ? 'allowed' : 'denied');
+  return decisionAnswer(result.decision === 'ALLOW', await s.decisions.reason(state, result, query.target));
 }
 
 /** Client errors become per-item answers; anything else (a store failure) fails the request. */

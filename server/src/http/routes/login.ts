@@ -3,6 +3,7 @@ import { InvalidClient, InvalidRequest, LoginFailed } from '../../../../common/s
 import { MAX_SEALED_LENGTH } from '../../../../common/src/clientcred/format';
 import { partiesOf } from '../../audit';
 import { checkedGoto } from '../../login/goto';
+import { OTP_PARAM, PENDING_PARAM } from '../../login/login-service';
 import { sessionView } from '../../sessions/session';
 import { formBody, readBody } from '../body';
 import { setSessionCookie } from '../cookies';
@@ -21,7 +22,7 @@ const WEB_CLIENT = 'svc-web';
 /** The POST's parameters: once each, bounded, and never in the URL (they would be logged). */
 function loginParams(x: Exchange): Record<string, string> {
   const names = x.config.settings.credentialNames;
-  const secretNames = [names.clientcred, names.user, names.password, names.token];
+  const secretNames = [names.clientcred, names.user, names.password, names.token, OTP_PARAM, PENDING_PARAM];
   const query = x.req.query as Record<string, unknown>;
   const inUrl = secretNames.filter((name) => Object.hasOwn(query, name));
   if (inUrl.length) throw new InvalidRequest('credentials must be sent in the body, never in the URL', { errors: inUrl.map((path) => ({ path, message: 'not allowed in the URL' })) });
