@@ -58,8 +58,8 @@ export interface Outbound {
 
 /** The portal's request headers that reach the core (the gateway adds its Cookie and X-Svc-Forwarded-For). */
 const FORWARDED_REQUEST_HEADERS = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent'];
-/** The core's answer headers that reach the portal (Location rewritten; never Set-Cookie). */
-const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'etag', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
+/** The core's answer headers that reach the portal (Location rewritten; never Set-Cookie); Content-Disposition names SEARCH's CSV file. */
+const RETURNED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-disposition', 'etag', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control'];
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const DEAD_SESSION_CODES = new Set(['authentication_required', 'session_expired']);
 /** Refusals are small problem documents; anything larger is not read to look for a code. */

@@ -25,7 +25,7 @@ function vouchedAddress(req: { method: string; url: string; headers: http.Incomi
 const FORWARDED = ['accept', 'accept-language', 'content-type', 'if-match', 'if-none-match', 'x-operation', 'x-request-id', 'user-agent', 'cookie', 'x-svc-forwarded-for'];
 /** What the HTTP client itself sends on every request. */
 const TRANSPORT = ['host', 'connection', 'content-length'];
-const RETURNED = ['content-type', 'content-length', 'etag', 'location', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control', 'x-svc-visitor-state'];
+const RETURNED = ['content-type', 'content-length', 'content-disposition', 'etag', 'location', 'allow', 'www-authenticate', 'x-svc-decision', 'x-request-id', 'cache-control', 'x-svc-visitor-state'];
 /** What the gateway's own HTTP server adds to any answer. */
 const SERVER = ['date', 'connection', 'keep-alive', 'transfer-encoding'];
 
@@ -90,6 +90,25 @@ describe('against a real core', () => {
     expect(req.headers.cookie).not.toContain('portal-supplied');
     for (const name of names(answer.headers)) expect([...RETURNED, ...SERVER]).toContain(name);
     expect(answer.headers['set-cookie']).toBeUndefined();
+  });
+
+  it("issue 29's reads pass both ways: GET …/lockout, SEARCH sorted with include=status, and the CSV export with its Content-Disposition", async () => {
+    const alice = employee('alice');
+    const lockout = await send(gateway, '/gw/api/contexts/employees/subjects/bob/lockout', { user: alice });
+    expect(lockout.status).toBe(200);
+    expect(lockout.json()).toEqual({ locked: false, lockedUntil: null, failures: 0 });
+    const search = await send(gateway, '/gw/api/contexts/employees/subjects?sort=mail&order=desc&include=status', { user: alice });
+    expect(search.status).toBe(200);
+    expect(search.json()).toMatchObject({ results: [{ uniqueId: 'bob', status: { disabled: false, locked: false } }, { uniqueId: 'alice' }] });
+    const from = seen.length;
+    const csv = await send(gateway, '/gw/api/contexts/employees/subjects?sort=mail', { user: alice, headers: { accept: 'text/csv' } });
+    expect(seen[from].headers.accept).toBe('text/csv');
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+    expect(csv.headers['content-disposition']).toBe('attachment; filename="employees-subjects.csv"');
+    expect(csv.text.split('\r\n').map((line) => line.split(',')[0])).toEqual(['uniqueId', 'alice', 'bob', '']);
+    for (const name of names(csv.headers)) expect([...RETURNED, ...SERVER]).toContain(name);
+    expect((await send(gateway, '/gw/api/contexts/employees/subjects?format=csv', { user: alice })).headers['content-disposition']).toMatch(/^attachment/);
   });
 
   it('a visitor whose address is unknown sends no X-Svc-Forwarded-For (and never the X-Forwarded-For it was given)', async () => {
