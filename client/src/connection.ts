@@ -13,6 +13,7 @@ import { loadClientConfig, validateClientConfig, type ClientConfig, type ConfigS
 import { decodeCheck, decodeContexts, decodeProblem, decodeSearch, decodeSession, decodeSubject } from './decode';
 import { SvcSessionError, clientFailure, errorFromProblem, type SvcClientError } from './errors';
 import { HttpTransport, type TransportOptions, type WireRequest, type WireResponse } from './http-transport';
+import { MEDIA } from '../../common/src/wire/media';
 import { checkCredentials, loginForm, type Credentials } from './login';
 import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject } from './types';
 
@@ -126,8 +127,23 @@ export class Connection {
   }
 
   async search(query: SearchQuery = {}): Promise<SearchPage> {
-    const { search, filter, offset, quantity } = query;
-    return decodeSearch((await this.#call({ method: 'GET', path: this.#subjectsPath(), query: { search, filter, offset, quantity } }, [200])).document);
+    const { search, filter, sort, order, offset, quantity } = query;
+    return decodeSearch((await this.#call({ method: 'GET', path: this.#subjectsPath(), query: { search, filter, sort, order, offset, quantity } }, [200])).document);
+  }
+
+  /**
+   * Every subject the query selects as RFC 4180 CSV (SEARCH with `Accept: text/csv`), in chunks of
+   * text as they arrive: the server streams it, and so can the caller (to a file, to stdout).
+   */
+  async *searchCsv(query: Omit<SearchQuery, 'offset' | 'quantity'> = {}): AsyncGenerator<string> {
+    const { search, filter, sort, order } = query;
+    const headers = { accept: `text/csv, ${MEDIA.problemXml}` };
+    const res = await this.#call({ method: 'GET', path: this.#subjectsPath(), query: { search, filter, sort, order }, headers, stream: 'text/csv' }, [200]);
+    if (!res.stream) throw clientFailure('bad_response', 'the server did not answer text/csv', res.status);
+    const decoder = new TextDecoder();
+    for await (const chunk of res.stream) yield decoder.decode(chunk, { stream: true });
+    const rest = decoder.decode();
+    if (rest) yield rest;
   }
 
   async create(subject: Subject): Promise<Subject> {

@@ -23,6 +23,8 @@ export interface WireRequest {
   headers?: Record<string, string>;
   /** A login: send no cookie, and the answer's cookie becomes the session whatever else happened meanwhile. */
   fresh?: boolean;
+  /** A media type (text/csv) whose answer is handed over unread as `WireResponse.stream`; anything else is decoded as usual. */
+  stream?: string;
 }
 
 export interface WireResponse {
@@ -34,6 +36,8 @@ export interface WireResponse {
   sentCookie?: string;
   /** The answer set a session cookie other than the one sent: the server made a new session. */
   cookieReplaced: boolean;
+  /** The body, unread, when the request asked for `stream` and the answer is of that type. */
+  stream?: AsyncIterable<Buffer>;
 }
 
 export interface TransportOptions {
@@ -93,15 +97,22 @@ export class HttpTransport {
     if (sentCookie !== undefined) headers.cookie = `${this.#cookieName}=${sentCookie}`;
     let answer: Awaited<ReturnType<typeof request>>;
     let text: string;
+    const type = () => {
+      const value = answer.headers['content-type'];
+      return Array.isArray(value) ? value[0] : value;
+    };
     try {
       answer = await request(url, { method: req.method, headers, body, dispatcher: this.#agent });
+      if (req.stream !== undefined && (type() ?? '').split(';')[0].trim().toLowerCase() === req.stream) {
+        const cookieReplaced = this.#takeCookie(answer.headers['set-cookie'], sentCookie, req.fresh === true);
+        return { status: answer.statusCode, headers: answer.headers, sentCookie, cookieReplaced, stream: answer.body };
+      }
       text = await answer.body.text();
     } catch (error) {
       throw clientFailure('transport_error', `${req.method} ${url.origin}${url.pathname}: ${(error as Error).message}`, 0, error);
     }
     const cookieReplaced = this.#takeCookie(answer.headers['set-cookie'], sentCookie, req.fresh === true);
-    const type = answer.headers['content-type'];
-    const document = decodeBody(text, Array.isArray(type) ? type[0] : type, answer.statusCode);
+    const document = decodeBody(text, type(), answer.statusCode);
     return { status: answer.statusCode, headers: answer.headers, document, sentCookie, cookieReplaced };
   }
 

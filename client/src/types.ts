@@ -26,6 +26,9 @@ export interface SearchQuery {
   search?: string;
   /** SCIM filter subset, e.g. `mail ew "@example.com"`. */
   filter?: string;
+  /** `uniqueId` (the default) or one of the context's search attributes. */
+  sort?: string;
+  order?: 'asc' | 'desc';
   offset?: number;
   quantity?: number;
 }

@@ -73,6 +73,15 @@ describe('svc cli', () => {
     expect(table.stdout).toMatch(/^uniqueId\s+familyName\s+mail\s+roles$/m);
     expect(table.stdout).toMatch(/^1-1 of 1$/m);
 
+    const sorted = await cli(['search', '--sort', 'mail', '--order', 'desc', '--json']);
+    expect((JSON.parse(sorted.stdout) as { results: { uniqueId: string }[] }).results.map((s) => s.uniqueId)).toEqual(['dora', 'bob', 'alice']);
+    const csv = await cli(['search', '--sort', 'mail', '--csv']);
+    expect(csv).toMatchObject({ code: 0, stderr: '' });
+    expect(csv.stdout.split('\r\n')).toEqual(['uniqueId,mail,givenName,familyName,roles,disabled', 'alice,alice@example.com,Alice,Anders,admin,', 'bob,bob@example.com,Bob,Berg,user,', 'dora,dora@example.com,,Diaz,user,', '']);
+    expect((await cli(['search', '--sort', 'roles'])).stderr).toMatch(/^svc cli: invalid_request \(400\)/);
+    expect((await cli(['search', '--order', 'up'])).code).toBe(2);
+    expect((await cli(['search', '--csv', '--quantity', '5'])).code).toBe(2);
+
     const can = await cli(['can', 'DELETE', 'dora']);
     expect(can.code).toBe(0);
     expect(can.stdout).toMatch(/^ALLOW DELETE contexts\/employees\/subjects\/dora/);

@@ -24,6 +24,9 @@ export interface CliValues {
   key?: string;
   ca?: string;
   filter?: string;
+  sort?: string;
+  order?: string;
+  csv?: boolean;
   offset?: string;
   quantity?: string;
   'if-match'?: string;
@@ -181,11 +184,22 @@ const get: Command = (ctx) => {
   });
 };
 
+const SEARCH_USAGE = 'search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] [--offset N] [--quantity N] [--csv]';
+
 const search: Command = (ctx) => {
-  const [text] = args(ctx, 0, 1, 'search [TEXT] [--filter F] [--offset N] [--quantity N]');
+  const [text] = args(ctx, 0, 1, SEARCH_USAGE);
+  const { filter, sort, order, csv } = ctx.values;
+  if (order !== undefined && order !== 'asc' && order !== 'desc') throw new UsageError(`--order is asc or desc: svc cli ${SEARCH_USAGE}`);
+  if (csv && (ctx.values.offset !== undefined || ctx.values.quantity !== undefined || ctx.values.json)) {
+    throw new UsageError(`--csv writes every match as CSV: no --offset, --quantity or --json: svc cli ${SEARCH_USAGE}`);
+  }
   return withSession(ctx, async (conn) => {
-    const { filter } = ctx.values;
-    const page = await conn.search({ search: text, filter, offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
+    if (csv) {
+      // Written as it arrives: an export of a large context never sits in memory.
+      for await (const chunk of conn.searchCsv({ search: text, filter, sort, order })) ctx.io.stdout.write(chunk);
+      return 0;
+    }
+    const page = await conn.search({ search: text, filter, sort, order, offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
     print(ctx, page, searchTable);
     return 0;
   });

@@ -26,7 +26,9 @@ commands:
   whoami                                         the session structure
   contexts                                       the contexts this client may use
   get ID                                         read a subject
-  search [TEXT] [--filter F] [--offset N] [--quantity N]
+  search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] [--offset N] [--quantity N]
+  search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] --csv
+                                                 every match as CSV, written as it arrives
   create ID name=value... [--set-password]       (name[]=v for a list; repeat a name for more values)
   update ID name=value... [--if-match ETAG]      (name= removes an attribute)
   delete ID
@@ -59,6 +61,9 @@ const OPTIONS = {
   key: { type: 'string' },
   ca: { type: 'string' },
   filter: { type: 'string' },
+  sort: { type: 'string' },
+  order: { type: 'string' },
+  csv: { type: 'boolean' },
   offset: { type: 'string' },
   quantity: { type: 'string' },
   'if-match': { type: 'string' },
