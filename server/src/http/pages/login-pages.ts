@@ -28,6 +28,19 @@ ${hidden({ [input.names.client]: input.clientId, goto: input.goto })}
 </form>${selfService(input)}`;
 }
 
+/**
+ * The second page of a browser's login (SPEC 15): the code of the authenticator app, or a recovery
+ * code. `pending` stays in its own cookie; the form carries only the client and `goto`.
+ */
+export function otpPage(input: { action: string; clientName: string; clientId?: string; goto?: string; otp: string }): Html {
+  return html`<form method="post" action="${input.action}" autocomplete="off">
+${hidden({ [input.clientName]: input.clientId, goto: input.goto })}
+<p>Enter the code your authenticator app shows (or one of your recovery codes).</p>
+<label for="otp">Code</label><input id="otp" name="${input.otp}" inputmode="numeric" autocomplete="one-time-code" required maxlength="64">
+<button type="submit">Continue</button>
+</form>`;
+}
+
 /** GET {base}/logout: a confirmation whose form POSTs (a GET must never end a session). */
 export function logoutPage(action: string, goto?: string): Html {
   return html`<form method="post" action="${action}">${hidden({ goto })}<p>End your session?</p><button type="submit">Log out</button></form>`;

@@ -1,15 +1,16 @@
 import type { Request } from 'express';
-import { InvalidClient, InvalidRequest, LoginFailed } from '../../../../common/src/errors';
+import { InvalidClient, InvalidRequest, LoginFailed, OtpRequired } from '../../../../common/src/errors';
+import { PENDING_TTL_SECONDS } from '../../otp/pending-login';
 import { MAX_SEALED_LENGTH } from '../../../../common/src/clientcred/format';
 import { partiesOf } from '../../audit';
 import { checkedGoto } from '../../login/goto';
 import { OTP_PARAM, PENDING_PARAM } from '../../login/login-service';
 import { sessionView } from '../../sessions/session';
 import { formBody, readBody } from '../body';
-import { setSessionCookie } from '../cookies';
+import { OTP_PENDING_COOKIE, readCookie, setOtpPendingCookie, setSessionCookie } from '../cookies';
 import { step, type Exchange, type Step } from '../exchange';
 import { sendPage } from '../pages/html';
-import { loginErrorPage, loginPage, logoutPage } from '../pages/login-pages';
+import { loginErrorPage, loginPage, logoutPage, otpPage } from '../pages/login-pages';
 import { sendDocument, wantsPage } from '../respond';
 import { sameOrigin } from '../same-origin';
 import type { HttpServices } from '../services';
@@ -69,25 +70,40 @@ const login = (s: Pick<HttpServices, 'logins' | 'presentedCertificate'>): Step =
     const root = config.server.contextRoot;
     const browser = isFormPost(req) && wantsPage(req);
     const header = req.headers[config.settings.credentialNames.httpHeader.toLowerCase()];
+    // A browser's code page (SPEC 15) posts the code alone: its pending is in its own cookie.
+    const heldPending = browser && params[OTP_PARAM] !== undefined && params[PENDING_PARAM] === undefined ? readCookie(req, OTP_PENDING_COOKIE) : undefined;
+    if (heldPending) setOtpPendingCookie(x, undefined, 0);
     let issued;
     try {
       issued = await s.logins.login({
-        params,
+        params: heldPending ? { ...params, [PENDING_PARAM]: heldPending } : params,
         header: typeof header === 'string' ? header : undefined,
         peer: state.peer,
         presentedCookie: state.cookieValue,
         certificate: s.presentedCertificate(x),
       });
     } catch (error) {
+      if (browser && error instanceof OtpRequired) return showOtpPage(x, String(error.extensions.pending), params, goto);
       if (browser && (error instanceof LoginFailed || error instanceof InvalidClient)) return res.redirect(302, `${root}/anon/login-error`);
       throw error;
     }
     replaceCookie(x, issued.cookieValue);
+    if (heldPending) setOtpPendingCookie(x, undefined, 0);
     state.session = issued.session;
     state.cookieValue = issued.cookieValue;
     if (goto !== undefined || wantsPage(req)) return res.redirect(302, checkedGoto(goto, root, config.server.allowedRedirectOrigins) ?? `${root}/`);
     sendDocument(req, res, 200, { session: sessionView(issued.session) });
   });
+
+/** The code page after a browser's right password: its pending held in a cookie of its own, never a session. */
+function showOtpPage(x: Exchange, pending: string, params: Record<string, string>, goto: string | undefined): void {
+  const names = x.config.settings.credentialNames;
+  const root = x.config.server.contextRoot;
+  setOtpPendingCookie(x, pending, PENDING_TTL_SECONDS);
+  x.res.setHeader('Cache-Control', 'no-store');
+  const page = otpPage({ action: `${root}/login`, clientName: names.client, clientId: params[names.client], goto: checkedGoto(goto, root, x.config.server.allowedRedirectOrigins), otp: OTP_PARAM });
+  sendPage(x.res, 200, 'Your code', page);
+}
 
 /** POST {base}/logout: the session ends; the seed's 3.2: an anonymous session follows when the default client has one. */
 const logout = (s: Pick<HttpServices, 'sessions' | 'audit' | 'client' | 'authenticator'>): Step =>
