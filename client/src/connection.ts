@@ -256,10 +256,16 @@ export class Connection {
     if (!credentials) throw new TypeError('svc client: a resumed session cannot log in');
     // `fresh`: no cookie goes with a login (the old session is dead or about to be), and its answer's
     // cookie wins over any late answer to a request that still carried the old one.
-    const res = credentials.kind === 'anonymous' && this.config.clientId === undefined
+    let res = credentials.kind === 'anonymous' && this.config.clientId === undefined
       ? // No client: the server's default client makes the anonymous session on any request.
         await this.#transport.send({ method: 'GET', path: '/resources/session', fresh: true })
       : await this.#transport.send({ method: 'POST', path: '/login', form: loginForm(this.config, this.#sealer, credentials), fresh: true });
+    const second = res.status === 401 && credentials.kind === 'password' && typeof credentials.otp === 'function' ? pendingOf(res) : undefined;
+    if (second !== undefined && credentials.kind === 'password' && typeof credentials.otp === 'function') {
+      // SPEC 15: the password was right and the subject has a second factor: ask for the code now.
+      const form = loginForm(this.config, this.#sealer, credentials, { pending: second, otp: await credentials.otp() });
+      res = await this.#transport.send({ method: 'POST', path: '/login', form, fresh: true });
+    }
     if (res.status !== 200) throw errorOf(res);
     if (this.#transport.sessionCookie === undefined) throw clientFailure('bad_response', 'the login answer set no session cookie', res.status);
     this.#generation++;
@@ -279,6 +285,12 @@ function errorOf(res: WireResponse): SvcClientError {
   // A revoked session is not logged in again (its credentials changed): a HEAD's answer has only the challenge.
   if (typeof problem.code !== 'string' && /error="?session_revoked"?/.test(String(res.headers['www-authenticate'] ?? ''))) problem.code = 'session_revoked';
   return errorFromProblem(res.status, problem);
+}
+
+/** The `pending` of an `otp_required` answer (SPEC 15), if it is one. */
+function pendingOf(res: WireResponse): string | undefined {
+  const problem = decodeProblem(res.document, res.status) as { code?: unknown; pending?: unknown };
+  return problem.code === 'otp_required' && typeof problem.pending === 'string' ? problem.pending : undefined;
 }
 
 function decisionHeader(res: WireResponse): string | undefined {

@@ -82,7 +82,7 @@ export function decodeSession(doc: WireDocument | undefined): SessionInfo {
   const s = root(doc, 'session');
   const p = s.principal === null || s.principal === undefined ? null : object(s.principal, 'session.principal');
   const level = integer(s.level, 'session.level');
-  if (level !== 0 && level !== 1 && level !== 2) return fail('session.level', '0, 1 or 2');
+  if (level !== 0 && level !== 1 && level !== 2 && level !== 3) return fail('session.level', '0, 1, 2 or 3');
   return {
     uniqueId: text(s.uniqueId, 'session.uniqueId'),
     type: oneOf<SessionType>(s.type, SHOWN_SESSION_TYPES, 'session.type'),

@@ -48,7 +48,7 @@ export class SvcClientError extends Error {
   }
 }
 
-/** login_failed or invalid_client: the credentials or the client secret were not accepted. */
+/** login_failed or invalid_client: the credentials or the client secret were not accepted; otp_required: a second factor's code is needed. */
 export class SvcLoginError extends SvcClientError {}
 /** authentication_required or session_expired after the one automatic re-login; session_revoked (no re-login). */
 export class SvcSessionError extends SvcClientError {}
@@ -64,10 +64,12 @@ export class SvcTransportError extends SvcClientError {}
 const BY_CODE: Record<string, typeof SvcClientError> = {
   login_failed: SvcLoginError,
   invalid_client: SvcLoginError,
+  otp_required: SvcLoginError,
   authentication_required: SvcSessionError,
   session_expired: SvcSessionError,
   session_revoked: SvcSessionError,
   access_denied: SvcAccessDeniedError,
+  step_up_required: SvcAccessDeniedError,
   forbidden: SvcAccessDeniedError,
   not_found: SvcNotFoundError,
   conflict: SvcConflictError,

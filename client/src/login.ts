@@ -16,7 +16,11 @@ export type Credentials =
    * is `contextId/uniqueId` (SPEC section 4), matched exactly in that context only.
    */
   | { kind: 'principal'; user: string }
-  | { kind: 'password'; user: string; password: string }
+  /**
+   * `otp`: the second factor's code (SPEC 15) when the subject has one: the code itself, sent with
+   * the password, or a function asked for it only when the server answers `otp_required` (a prompt).
+   */
+  | { kind: 'password'; user: string; password: string; otp?: string | (() => string | Promise<string>) }
   /**
    * An X.509 client certificate and its key (PEM), with the CA that signed the server's certificate
    * when it is not a public one (SPEC section 13). The certificate names its client (SAN URI
@@ -46,19 +50,34 @@ export function checkCredentials(credentials: Credentials, config: ClientConfig)
   }
 }
 
-/** Builds the form of one login request; every call seals afresh (a clientcred is accepted once). */
-export function loginForm(config: ClientConfig, sealer: ClientSealer | undefined, credentials: Credentials): Record<string, string> {
+/** The second step of a login (SPEC 15): the `pending` of the `otp_required` answer and the code. */
+export interface SecondStep {
+  pending: string;
+  otp: string;
+}
+
+/**
+ * Builds the form of one login request; every call seals afresh (a clientcred is accepted once).
+ * With `second`, the form of the second step: `pending` and the code, sealed like the password.
+ */
+export function loginForm(config: ClientConfig, sealer: ClientSealer | undefined, credentials: Credentials, second?: SecondStep): Record<string, string> {
   const form: Record<string, string> = {};
   if (config.clientId !== undefined) form.clientid = config.clientId;
   // The TLS handshake carries the certificate; the form names at most the client (SPEC section 13).
   if (credentials.kind === 'certificate') return form;
-  let seal = (_name: 'user' | 'password', value: string) => value;
+  let seal = (_name: 'user' | 'password' | 'otp', value: string) => value;
   if (sealer) {
     const { clientcred, nonce } = sealer.sealClientCred();
     form.clientcred = clientcred;
     seal = (name, value) => sealer.sealParam(name, value, nonce);
   }
+  if (second) {
+    form.pending = second.pending;
+    form.otp = seal('otp', second.otp);
+    return form;
+  }
   if (credentials.kind !== 'anonymous') form.user = seal('user', credentials.user);
   if (credentials.kind === 'password') form.password = seal('password', credentials.password);
+  if (credentials.kind === 'password' && typeof credentials.otp === 'string') form.otp = seal('otp', credentials.otp);
   return form;
 }

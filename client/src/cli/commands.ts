@@ -82,6 +82,13 @@ async function password(ctx: CliContext, envName: string, label: string): Promis
   return given;
 }
 
+/** The code of the user's authenticator app: SVC_OTP, or a prompt (it lives 30 s: never a flag). */
+async function secondFactorCode(ctx: CliContext): Promise<string> {
+  const given = ctx.io.env.SVC_OTP || (await readPassword(ctx.io, 'Code: '));
+  if (given.trim() === '') throw new UsageError('no code given');
+  return given.trim();
+}
+
 /** The PEM files given by path (paths are kept in the session file, contents never). */
 function tlsFiles(paths: CliSession['tls']): TransportOptions['tls'] {
   if (!paths) return undefined;
@@ -103,7 +110,8 @@ const login: Command = async (ctx) => {
   else if (values.anonymous) credentials = { kind: 'anonymous' };
   else if (!user) throw new UsageError('give --user ID (or SVC_USER), or --anonymous');
   else if (values.trusted) credentials = { kind: 'principal', user };
-  else credentials = { kind: 'password', user, password: await password(ctx, 'SVC_PASSWORD', 'Password: ') };
+  // The code of a second factor is asked for only when the server wants one (SPEC 15).
+  else credentials = { kind: 'password', user, password: await password(ctx, 'SVC_PASSWORD', 'Password: '), otp: () => secondFactorCode(ctx) };
   await endSaved(ctx); // one CLI session at a time: the old one is ended, not left to idle out
   let conn: Connection;
   try {

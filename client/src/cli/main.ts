@@ -41,6 +41,7 @@ options:
                       config file (SVC_CLIENT_CONFIG, default ~/.config/svc/client.json)
   --context ID        the context to work in (default: the client's default)
   --user ID           the user at login (SVC_USER); the password from SVC_PASSWORD, a prompt or stdin;
+                      a second factor's code, when the server asks for one, from SVC_OTP or a prompt;
                       with --trusted (a client principal) ID is CONTEXT/UNIQUEID, e.g. employees/bob
   --cert FILE, --key FILE
                       a client certificate and its key (PEM) for login: the certificate names the
