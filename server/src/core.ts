@@ -153,9 +153,12 @@ export class Core {
       config: current,
       hasFactor: (principal) => this.secondFactors.has(principal),
     });
+    // SPEC 15: wrong second-factor codes per subject, counted where the sessions are; a lifted lock clears them.
+    const wrongCodes = this.attemptLimiter('otp-wrong', () => WRONG_CODE_LIMITS);
     this.accounts = new Accounts({
       subjects: this.subjects,
       lockout: this.lockout,
+      wrongCodes,
       hasher: this.hasher,
       audit: this.audit,
       endSubjectSessions: (contextId, uniqueId, reason, except) => this.endSubjectSessions(contextId, uniqueId, reason, except),
@@ -166,7 +169,7 @@ export class Core {
       // Like decoy.key: made once, atomically, in the data directory (every core of a cluster needs the same file).
       key: () => (this.otpKey ??= readOrCreateKey(dataFile('otp.key'))),
       usedSteps: store.usedSteps?.() ?? new MemoryUsedSteps(this.now),
-      wrongCodes: this.attemptLimiter('otp-wrong', () => WRONG_CODE_LIMITS),
+      wrongCodes,
       accounts: this.accounts,
       audit: this.audit,
       now: this.now,

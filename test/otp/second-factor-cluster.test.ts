@@ -72,5 +72,15 @@ describeWithService(redisRequirement(), 'a second factor across two cores', () =
       clock += 30_000;
       expect((await web(b, { pending, otp: oathtool(secret) })).json!.code).toBe('login_failed');
     });
+
+    test('ten wrong codes on one core stop codes on the other, until a lock lifted on either', async () => {
+      const bob = { contextId: 'employees', uniqueId: 'bob' };
+      for (let i = 0; i < 10; i++) expect(await a.core.secondFactors.verify(bob, 'ABCDEFGHIJKLMNOP')).toBe(false);
+      clock += 30_000;
+      expect(await b.core.secondFactors.verify(bob, oathtool(secret))).toBe(false);
+      const system = (await web(b, { user: 'svcadmin', password: users.svcadmin })).cookie;
+      expect((await send(`${b.baseUrl}/resources/contexts/employees/subjects/bob/lockout`, { method: 'DELETE', cookie: system })).status).toBe(204);
+      expect(await a.core.secondFactors.verify(bob, oathtool(secret))).toBe(true);
+    });
   });
 });

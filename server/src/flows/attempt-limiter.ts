@@ -30,6 +30,8 @@ export interface AttemptLimiter {
   release(key: string, id: string): Promise<void>;
   /** Attempts counted for `key` while its window lasts, granted and refused. */
   attempts(key: string): Promise<number>;
+  /** Forgets every attempt of `key` (an administrator lifted the subject's lock: its wrong codes too, SPEC 15). */
+  clear(key: string): Promise<void>;
 }
 
 /** Takes a slot for `key`, or throws 429 with Retry-After; resolves the granted slot's id. */

@@ -53,6 +53,10 @@ export class MemoryAttemptLimiter implements AttemptLimiter {
   }
 
   /** The key's tally with expired slots dropped; undefined (and forgotten) once none is left. */
+  async clear(key: string): Promise<void> {
+    this.tallies.delete(key);
+  }
+
   private live(key: string, now: number, windowMs: number): Tally | undefined {
     const tally = this.tallies.get(key);
     if (!tally) return undefined;

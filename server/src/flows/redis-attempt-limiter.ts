@@ -100,6 +100,10 @@ export class RedisAttemptLimiter implements AttemptLimiter {
     return Number(await this.#call(() => this.#redis.svcAttemptCount(...this.#keys(key), this.#now(), window)));
   }
 
+  async clear(key: string): Promise<void> {
+    await this.#call(() => this.#redis.del(...this.#keys(key)));
+  }
+
   #keys(key: string): [string, string] {
     return [`${this.#prefix}${keyPart(key)}`, `${this.#prefix}r:${keyPart(key)}`];
   }

@@ -4,6 +4,7 @@ import type { Audit } from '../audit';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import type { SubjectService } from '../subjects/subject-service';
 import type { LockoutStore, LockStatus } from './lockout-store';
+import type { AttemptLimiter } from '../flows/attempt-limiter';
 import { recordRefusedHash } from '../passwords/hash-cost';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { Session } from '../sessions/session';
@@ -32,6 +33,8 @@ export interface OwnPasswordProof {
 export interface AccountsDeps {
   subjects: SubjectService;
   lockout: LockoutStore;
+  /** Wrong second-factor codes per subject (SPEC 15): lifting a lock clears them too. */
+  wrongCodes: Pick<AttemptLimiter, 'clear'>;
   hasher: PasswordHasher;
   audit: Audit;
   /** Ends a subject's sessions on every core (Core.endSubjectSessions), except the caller's own. */
@@ -123,11 +126,12 @@ export class Accounts {
     return new Map(uniqueIds.map((uniqueId, i) => [uniqueId, statuses.get(names[i])!]));
   }
 
-  /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject. */
+  /** DELETE .../subjects/{s}/lockout: an administrator lifts every lock of the subject, and its count of wrong second-factor codes. */
   async liftLockout(contextId: string, uniqueId: string, by: Session, peer: string): Promise<void> {
     await this.deps.subjects.read(contextId, uniqueId);
     const subject = principalName({ contextId, uniqueId });
     await this.deps.lockout.lift(subject);
+    await this.deps.wrongCodes.clear(subject);
     this.deps.audit.record({ ...partiesOf(by, peer), event: 'lockout', outcome: 'success', reason: 'lifted', subject });
   }
 }
