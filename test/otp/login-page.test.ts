@@ -57,3 +57,13 @@ test('a wrong code, or a wrong password, goes to the login-error page', async ()
   const password = await browserPost({ clientid: 'svc-web', user: 'bob', password: 'not-his-password' });
   expect(password.headers.get('location')).toBe('/svc/anon/login-error');
 });
+
+test('a pending login of a subject disabled since its password step is refused', async () => {
+  const pending = (await login(server.baseUrl, { clientid: 'svc-web', user: 'bob', password: users.bob })).json!.pending as string;
+  const system = (await login(server.baseUrl, { clientid: 'svc-web', user: 'svcadmin', password: users.svcadmin })).cookie;
+  const bob = `${server.baseUrl}/resources/contexts/employees/subjects/bob`;
+  expect((await send(bob, { method: 'PUT', cookie: system, json: { subject: { attributes: { disabled: 'true' } } } })).status).toBe(200);
+  clock += 30_000;
+  const refused = await login(server.baseUrl, { clientid: 'svc-web', pending, otp: oathtool() });
+  expect(refused.json!.code).toBe('login_failed');
+});

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { InvalidClient, LoginFailed, OtpRequired, TooManyRequests } from '../../../common/src/errors';
-import { sealPending, spendPending } from '../otp/pending-login';
+import { sealPending, spendPending, type PendingLogin } from '../otp/pending-login';
 import { principalName } from '../../../common/src/principal-name';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
@@ -192,7 +192,7 @@ export class LoginService {
     const pending = await spendPending(core.sessions.derivedKey(PENDING_KEY), token, { clientId: client.id }, core.now(), core.nonces);
     const subject = pending ? principalName(pending.principal) : undefined;
     const reservation = await this.reserve(subject === undefined ? [] : [subject], audit);
-    const ok = pending !== undefined && !reservation.locked && request.otp !== undefined && (await core.secondFactors.verify(pending.principal, request.otp));
+    const ok = pending !== undefined && !reservation.locked && request.otp !== undefined && (await this.stillUsable(pending)) && (await core.secondFactors.verify(pending.principal, request.otp));
     if (!ok || !pending) {
       this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, pending ? (reservation.locked ? 'locked' : 'otp_rejected') : 'pending_rejected');
       this.auditLocks(reservation, audit);
@@ -201,6 +201,12 @@ export class LoginService {
     await this.lockout.release(reservation, subject);
     const session: CreateSessionInput = { type: 'USER', clientId: client.id, principal: pending.principal, level: 3, authenticator: pending.authenticator, message: pending.message };
     return { session, audit };
+  }
+
+  /** The pending login's subject may still log in (not disabled or deleted since its password step), through the same authenticator. */
+  private async stillUsable(pending: PendingLogin): Promise<boolean> {
+    const found = await this.core.authenticator(pending.authenticator)?.resolveName?.(pending.principal.uniqueId);
+    return found?.contextId === pending.principal.contextId && found.uniqueId === pending.principal.uniqueId;
   }
 
   /** Takes the attempt's place in the counters; a throttled address is 429, before anything is verified. */
