@@ -22,7 +22,7 @@ export function readRawBody(req: Request, res: Response, limit: number): Promise
 
 /** readRawBody as a route's step: the limit is fixed, or the configuration's (`body.limit`). */
 export function readBody(limit: number | ((config: SvcConfig) => number)): Step {
-  return step('readBody', ({ req, res, config }) => readRawBody(req, res, typeof limit === 'number' ? limit : limit(config)));
+  return step('readBody', ({ req, res, config }) => (hasBody(req) ? readRawBody(req, res, typeof limit === 'number' ? limit : limit(config)) : undefined));
 }
 
 /** A request body read by rawBody, as UTF-8 text; invalid UTF-8 is a MalformedBody. */

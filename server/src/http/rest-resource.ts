@@ -79,13 +79,11 @@ export function restSteps(resource: RestResource, deps: { decisions: Decisions; 
     readBody((config) => config.settings.bodyLimitBytes),
     contextExists(deps.subjects),
     negotiate(resource),
-    step('answerCheck', async (x) => {
+    step('answerCheck', (x) => {
       const operation = checkedOperation(x.req, resource);
-      if (operation) await answerCheck(decisions, x, operation, resource.target(x.ids));
+      return operation ? answerCheck(decisions, x, operation, resource.target(x.ids)) : undefined;
     }),
-    step('answerOptions', async (x) => {
-      if (x.req.method === 'OPTIONS') await answerOptions(decisions, x, resource);
-    }),
+    step('answerOptions', (x) => (x.req.method === 'OPTIONS' ? answerOptions(decisions, x, resource) : undefined)),
     step('authorize', async (x) => {
       await decisions.authorize(x.state, operationOf(resource, x), resource.target(x.ids));
     }),
