@@ -10,12 +10,12 @@
  */
 import { ClientSealer } from './clientcred/sealer';
 import { loadClientConfig, validateClientConfig, type ClientConfig, type ConfigSources } from './config';
-import { decodeCheck, decodeContexts, decodeProblem, decodeSearch, decodeSession, decodeSubject } from './decode';
+import { decodeCheck, decodeContexts, decodeEvents, decodeProblem, decodeSearch, decodeSession, decodeSubject } from './decode';
 import { SvcSessionError, clientFailure, errorFromProblem, type SvcClientError } from './errors';
 import { HttpTransport, type TransportOptions, type WireRequest, type WireResponse } from './http-transport';
 import { MEDIA } from '../../common/src/wire/media';
 import { checkCredentials, loginForm, type Credentials } from './login';
-import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject } from './types';
+import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject, type SubjectEventPage } from './types';
 
 export interface ConnectionOptions extends TransportOptions {
   /** The configuration, or where to read it; default: the environment (see config.ts). */
@@ -144,6 +144,11 @@ export class Connection {
     for await (const chunk of res.stream) yield decoder.decode(chunk, { stream: true });
     const rest = decoder.decode();
     if (rest) yield rest;
+  }
+
+  /** A subject's events, newest first (GET …/subjects/{s}/events). */
+  async events(subjectId: string, page: { offset?: number; quantity?: number } = {}): Promise<SubjectEventPage> {
+    return decodeEvents((await this.#call({ method: 'GET', path: `${this.#subjectPath(subjectId)}/events`, query: { offset: page.offset, quantity: page.quantity } }, [200])).document);
   }
 
   async create(subject: Subject): Promise<Subject> {

@@ -6,7 +6,7 @@
 import { SHOWN_SESSION_TYPES } from '../../common/src/wire/session-view';
 import type { WireDocument, WireValue } from '../../common/src/wire/xml';
 import { clientFailure, type ProblemInfo } from './errors';
-import { OPERATIONS, type AttributeValue, type CheckDecision, type ContextInfo, type Operation, type SearchPage, type SessionInfo, type SessionType, type Subject } from './types';
+import { OPERATIONS, type AttributeValue, type CheckDecision, type ContextInfo, type Operation, type SearchPage, type SessionInfo, type SubjectEventPage, type SessionType, type Subject } from './types';
 
 type WireObject = { [key: string]: WireValue };
 
@@ -75,6 +75,20 @@ export function decodeSearch(doc: WireDocument | undefined): SearchPage {
     offset: integer(s.offset, 'search.offset'),
     quantity: integer(s.quantity, 'search.quantity'),
     total: integer(s.total, 'search.total'),
+  };
+}
+
+const nullableText = (value: WireValue | undefined, path: string): string | null => (value === null || value === undefined ? null : text(value, path));
+
+export function decodeEvents(doc: WireDocument | undefined): SubjectEventPage {
+  const s = root(doc, 'subjectEvents');
+  return {
+    events: list(s.events, 'events').map((value, i) => {
+      const e = object(value, `events[${i}]`);
+      const at = `events[${i}]`;
+      return { at: text(e.at, `${at}.at`), type: text(e.type, `${at}.type`), client: nullableText(e.client, `${at}.client`), principal: nullableText(e.principal, `${at}.principal`), peer: nullableText(e.peer, `${at}.peer`), detail: text(e.detail, `${at}.detail`) };
+    }),
+    total: integer(s.total, 'total'),
   };
 }
 

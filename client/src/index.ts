@@ -26,6 +26,8 @@ export {
   type Subject,
   type SearchQuery,
   type SearchPage,
+  type SubjectEvent,
+  type SubjectEventPage,
   type SessionInfo,
   type SessionType,
   type ContextInfo,

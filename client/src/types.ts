@@ -33,6 +33,21 @@ export interface SearchQuery {
   quantity?: number;
 }
 
+/** An audit event about a subject (SPEC 10.4): what happened, when, by whom, from where. */
+export interface SubjectEvent {
+  at: string;
+  type: string;
+  client: string | null;
+  principal: string | null;
+  peer: string | null;
+  detail: string;
+}
+
+export interface SubjectEventPage {
+  events: SubjectEvent[];
+  total: number;
+}
+
 export interface SearchPage {
   results: Subject[];
   offset: number;

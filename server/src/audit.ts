@@ -50,10 +50,18 @@ export function partiesOf(session: Session, peer: string | null): AuditParties {
  * `audit: true`, and a counter. Callers pass handles and ids only, never a secret or a password.
  */
 export class Audit {
+  private readonly listeners: Array<(record: AuditRecord) => void> = [];
+
   constructor(private readonly log: Logger, private readonly metrics: Metrics) {}
+
+  /** Hears every record after its line is written (the subject events, SPEC 10.4). */
+  onRecord(listener: (record: AuditRecord) => void): void {
+    this.listeners.push(listener);
+  }
 
   record(record: AuditRecord): void {
     this.metrics.audit.inc({ event: record.event, outcome: record.outcome, reason: record.reason ?? '' });
     this.log.info({ audit: true, ...record }, record.event);
+    for (const listener of this.listeners) listener(record);
   }
 }

@@ -1,3 +1,4 @@
+import { SubjectEventLog } from './subjects/event-log';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Audit, NO_PARTIES } from './audit';
@@ -100,6 +101,8 @@ export class Core {
   private factorStore?: FactorStore;
   private otpKey?: Buffer;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
+  /** The audit events about subjects, kept in their stores, and their retention job (SPEC 10.4). */
+  readonly subjectEvents: SubjectEventLog;
   private readonly stores = new Map<string, SubjectStore>();
   private derived!: Derived;
   private readonly roles = new Map<string, { roles: readonly string[]; at: number }>();
@@ -129,6 +132,14 @@ export class Core {
       maxSessionsPerPrincipal: () => this.config.settings.session.maxSessionsPerPrincipal,
     });
     this.subjects = new SubjectService(this.contexts, this.hasher, () => this.derived.reserved);
+    this.subjectEvents = new SubjectEventLog({
+      storeOf: (contextId) => this.contexts.get(contextId)?.store,
+      stores: () => [...this.stores.values()],
+      config: () => this.config,
+      now: this.now,
+      log: this.log,
+    });
+    this.audit.onRecord((record) => this.subjectEvents.record(record));
     const current = () => this.derived.config;
     const rolesOf = (session: Session) => this.rolesOf(session);
     this.registrations = new Registrations({
@@ -281,6 +292,7 @@ export class Core {
   async open(): Promise<void> {
     await this.sessionStore.open?.();
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
+    this.subjectEvents.start();
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
     await this.sessionStore.statelessKey?.((key) => this.sessions.useSigningKey(key));
     // Likewise the decoy questions' key: an unknown name gets the same questions from every core.
@@ -349,6 +361,7 @@ export class Core {
   }
 
   async close(): Promise<void> {
+    this.subjectEvents.stop();
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     this.factorStore?.close();

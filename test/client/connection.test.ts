@@ -75,6 +75,22 @@ describe('connection kinds', () => {
   });
 });
 
+describe("issue 29's reads as alice, XML on the wire", () => {
+  it('search sorted, every match as CSV in chunks, and bob\'s events newest first (null members as null)', async () => {
+    const alice = await asAlice();
+    expect((await alice.search({ sort: 'mail', order: 'desc' })).results.map((s) => s.uniqueId).slice(-2)).toEqual(['bob', 'alice']);
+    let csv = '';
+    for await (const chunk of alice.searchCsv({ sort: 'mail', filter: 'uniqueId eq "bob" or uniqueId eq "alice"' })) csv += chunk;
+    expect(csv.split('\r\n').map((line) => line.split(',')[0])).toEqual(['uniqueId', 'alice', 'bob', '']);
+    await expect(alice.searchCsv({ sort: 'roles' }).next()).rejects.toMatchObject({ code: 'invalid_request', status: 400 });
+    await asBob();
+    const events = await alice.events('bob', { quantity: 1 });
+    expect(events.total).toBeGreaterThanOrEqual(1);
+    expect(events.events).toEqual([expect.objectContaining({ type: 'login', detail: expect.stringMatching(/^success/), principal: 'employees/bob' })]);
+    await expect(alice.events('nobody')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
 describe('the five operations as alice (admin in employees), XML on the wire', () => {
   it('CREATE, READ, UPDATE, SEARCH, DELETE', async () => {
     const conn = await asAlice();

@@ -127,10 +127,12 @@ describeWithService(postgres, 'PostgresSubjectStore', () => {
       await (await storeOn(url)).migrate();
       const columns = await adminQuery<{ column: string; collation_name: string | null }>(
         `SELECT table_name || '.' || column_name AS column, collation_name FROM information_schema.columns
-         WHERE table_schema = $1 AND column_name IN ('id', 'id_lc', 'key', 'subject_id', 'value_lc', 'name') ORDER BY 1`,
+         WHERE table_schema = $1 AND column_name IN ('id', 'id_lc', 'key', 'subject_id', 'value_lc', 'name', 'at') AND data_type = 'text' ORDER BY 1`,
         [schema],
       );
       expect(columns.map((c) => c.column)).toEqual([
+        'subject_events.at',
+        'subject_events.subject_id',
         'subject_keys.key',
         'subject_keys.subject_id',
         'subject_values.name',

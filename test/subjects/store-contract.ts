@@ -308,6 +308,32 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
     });
   });
 
+  describe('subject events (SPEC 10.4), where the store keeps them', () => {
+    const event = (n: number, at = `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`) => ({ at, type: 'login', client: 'svc-web', principal: null, peer: '10.0.0.1', detail: `success ${n}` });
+
+    it('lists a subject\'s events newest first, paged, with their total, apart from other subjects and contexts', async () => {
+      if (!store.events) return;
+      for (let n = 0; n < 5; n++) await store.events.append(E, 'bob', event(n));
+      await store.events.append(E, 'alice', event(9));
+      await store.events.append(C, 'bob', event(8));
+      const page = await store.events.list(E, 'bob', 1, 2);
+      expect(page).toEqual({ events: [event(3), event(2)], total: 5 });
+      expect((await store.events.list(E, 'bob', 0, 10)).events.map((e) => e.detail)).toEqual(['success 4', 'success 3', 'success 2', 'success 1', 'success 0']);
+      expect(await store.events.list(E, 'nobody', 0, 10)).toEqual({ events: [], total: 0 });
+    });
+
+    it('prunes what is older than the retention and all but the newest of each subject', async () => {
+      if (!store.events) return;
+      for (let n = 0; n < 6; n++) await store.events.append(E, 'bob', event(n));
+      for (let n = 0; n < 2; n++) await store.events.append(E, 'alice', event(n, `2025-01-01T00:00:0${n}.000Z`));
+      await store.events.append(E, 'carol', event(7));
+      expect(await store.events.prune('2026-01-01T00:00:01.000Z', 3)).toBe(5);
+      expect((await store.events.list(E, 'bob', 0, 10)).events.map((e) => e.detail)).toEqual(['success 5', 'success 4', 'success 3']);
+      expect((await store.events.list(E, 'alice', 0, 10)).total).toBe(0);
+      expect((await store.events.list(E, 'carol', 0, 10)).total).toBe(1);
+    });
+  });
+
   describe('search', () => {
     it('orders by uniqueId in code-point order, whatever the insertion order', async () => {
       const names = ['bravo', 'Alpha', 'a-1', 'a.1', 'a_1', 'a+1', 'a@1', 'a1', '0zero', 'Zulu', 'zz', 'B2'];

@@ -213,6 +213,15 @@ const search: Command = (ctx) => {
   });
 };
 
+const events: Command = (ctx) => {
+  const [id] = args(ctx, 1, 1, 'events ID [--offset N] [--quantity N]');
+  return withSession(ctx, async (conn) => {
+    const page = await conn.events(id, { offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
+    print(ctx, page, (p) => table(['at', 'type', 'detail', 'principal', 'peer'], p.events.map((e) => [e.at, e.type, e.detail, e.principal ?? '', e.peer ?? ''])) + `${p.events.length} of ${p.total}\n`);
+    return 0;
+  });
+};
+
 const create: Command = (ctx) => {
   const [id, ...rest] = args(ctx, 1, Infinity, 'create ID name=value... [--set-password]');
   return withSession(ctx, async (conn) => {
@@ -265,4 +274,4 @@ const logout: Command = async (ctx) => {
   return 0;
 };
 
-export const COMMANDS: Record<string, Command> = { login, whoami, contexts, get, search, create, update, delete: remove, can, logout };
+export const COMMANDS: Record<string, Command> = { login, whoami, contexts, get, search, events, create, update, delete: remove, can, logout };

@@ -29,6 +29,7 @@ commands:
   search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] [--offset N] [--quantity N]
   search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] --csv
                                                  every match as CSV, written as it arrives
+  events ID [--offset N] [--quantity N]          what happened to a subject, newest first
   create ID name=value... [--set-password]       (name[]=v for a list; repeat a name for more values)
   update ID name=value... [--if-match ETAG]      (name= removes an attribute)
   delete ID

@@ -47,6 +47,9 @@ export const DEFAULT_GLOBAL: GlobalConfig = {
   'body.limit': 1024 * 1024,
   'search.maxQuantity': 1000,
   'search.defaultQuantity': 25,
+  'events.retentionDays': 90,
+  'events.maxPerSubject': 1000,
+  'events.pruneInterval': 60 * 60,
 };
 
 /** OWASP's minimum argon2id setting (m=19 MiB, t=2, p=1), an OWASP-listed scrypt setting, and stored hashes up to 4× their cost. */

@@ -17,7 +17,7 @@ const globalProperties = Object.fromEntries(
   Object.entries(DEFAULT_GLOBAL).map(([key, value]) => {
     if (key === 'authz.denyStatus') return [key, { enum: [401, 403], default: value }];
     if (key === 'cookie.secure') return [key, { enum: ['auto', 'always', 'never'], default: value }];
-    if (typeof value === 'number') return [key, { ...(key.startsWith('session.') || key.startsWith('lockout.window') || key.startsWith('lockout.duration') ? seconds : count), default: value }];
+    if (typeof value === 'number') return [key, { ...(key.startsWith('session.') || key === 'events.pruneInterval' || key.startsWith('lockout.window') || key.startsWith('lockout.duration') ? seconds : count), default: value }];
     return [key, { type: 'string', minLength: 1, default: value }];
   }),
 );

@@ -36,5 +36,6 @@ export function settingsOf(g: GlobalConfig): Settings {
     flowLimit: { startsPerAddress: g['flow.startsPerAddress'], windowSeconds: g['flow.window'] },
     bodyLimitBytes: g['body.limit'],
     search: { maxQuantity: g['search.maxQuantity'], defaultQuantity: g['search.defaultQuantity'] },
+    events: { retentionDays: g['events.retentionDays'], maxPerSubject: g['events.maxPerSubject'], pruneIntervalSeconds: g['events.pruneInterval'] },
   };
 }

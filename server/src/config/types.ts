@@ -117,6 +117,11 @@ export interface GlobalConfig {
   'body.limit': number;
   'search.maxQuantity': number;
   'search.defaultQuantity': number;
+  /** Subject events (SPEC 10.4) are kept this many days, and at most `events.maxPerSubject` per subject. */
+  'events.retentionDays': number;
+  'events.maxPerSubject': number;
+  /** Seconds between two runs of the retention job. */
+  'events.pruneInterval': number;
 }
 
 /** The names of the request parameters (and the header) that carry credentials: `auth.token.name.*`. */
@@ -180,6 +185,8 @@ export interface Settings {
   bodyLimitBytes: number;
   /** Results per SEARCH page: at most, and when `quantity` is not given. */
   search: { maxQuantity: number; defaultQuantity: number };
+  /** Subject events' retention (SPEC 10.4): days, the newest kept per subject, seconds between two prunings. */
+  events: { retentionDays: number; maxPerSubject: number; pruneIntervalSeconds: number };
 }
 
 /**

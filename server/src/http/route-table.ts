@@ -16,6 +16,7 @@ import { loginRoutes } from './routes/login';
 import { otp } from './routes/otp';
 import { registerRoutes } from './routes/register';
 import { session } from './routes/session';
+import { events } from './routes/events';
 import { subject, subjectCollection } from './routes/subjects';
 import type { HttpServices } from './services';
 import { SERVICE_PATH, soapSteps } from './soap/endpoint';
@@ -119,6 +120,7 @@ export function coreRoutes(s: HttpServices): Route[] {
     ...rest(subject(s)),
     ...rest(password(s)),
     ...rest(lockout(s)),
+    ...rest(events(s)),
     ...rest(otp(s)),
     ...rest(session('/session')),
     ...rest(session('/sessioninfo')),

@@ -22,7 +22,7 @@ import { assertSubjectId } from '../subjects/subject-id';
 export const MAX_EVALUATIONS = 500;
 
 /** The resource types naming a part of one subject (SPEC 10.3), and the target segment each adds. */
-const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout', 'subject.otp': 'otp' };
+const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout', 'subject.otp': 'otp', 'subject.events': 'events' };
 
 export interface EvaluationQuery {
   /** The principal to decide for, when the request names one; otherwise the current principal. */
@@ -103,7 +103,7 @@ export function parseEvaluation(doc: unknown, defaults: Json = {}): EvaluationQu
     if (id.includes('/')) throw new InvalidRequest('resource.id of "subjects" is a context id', { errors: [{ path: 'resource.id', message: 'not a context id' }] });
     return { ...query, contextId: id, target: `contexts/${id}/subjects` };
   }
-  throw new InvalidRequest('resource.type must be "subject", "subjects", "subject.password", "subject.lockout" or "subject.otp"', {
+  throw new InvalidRequest('resource.type must be "subject", "subjects", "subject.password", "subject.lockout", "subject.otp" or "subject.events"', {
     errors: [{ path: 'resource.type', message: 'unknown type' }],
   });
 }

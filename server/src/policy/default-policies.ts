@@ -45,6 +45,8 @@ export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'r
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
     { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`, `${SELF}/otp`] },
+    // What happened to one's own account (SPEC 10.4): read only.
+    { id: 'user-reads-own-events', effect: 'allow', sessionTypes: ['USER'], operations: ['READ'], targets: [`${SELF}/events`] },
     ...contextAdminPolicies(contexts),
     { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...OPERATIONS], targets: ['*'] },
     ...contexts

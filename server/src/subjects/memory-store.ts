@@ -1,5 +1,6 @@
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { matchesFilter } from './filter/evaluate';
+import { MemorySubjectEvents } from './memory-events';
 import { subjectOrder } from './sort';
 import { importConflict, keysTaken, matchesSearchText, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
@@ -14,6 +15,7 @@ const byUniqueId = (a: StoredSubject, b: StoredSubject) => (a.uniqueId < b.uniqu
 /** Keeps everything in process memory: for tests and throw-away contexts. */
 export class MemorySubjectStore implements SubjectStore {
   readonly kind = 'memory';
+  readonly events = new MemorySubjectEvents();
   private readonly contexts = new Map<string, ContextData>();
 
   constructor(private readonly now: () => Date = () => new Date()) {}

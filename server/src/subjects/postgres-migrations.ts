@@ -55,6 +55,23 @@ export const MIGRATIONS: ReadonlyArray<{ description: string; sql: string }> = [
       CREATE INDEX subject_values_sort ON subject_values (context, name, value_lc, subject_id) WHERE least;
       CREATE INDEX subject_values_key ON subject_values (context, subject_id, name, value_lc) WHERE least;`,
   },
+  {
+    description: 'subject events: the audit events about each subject, newest first by id',
+    sql: `
+      CREATE TABLE subject_events (
+        id bigserial PRIMARY KEY,
+        context text NOT NULL,
+        subject_id text COLLATE "C" NOT NULL,
+        at text COLLATE "C" NOT NULL,
+        type text NOT NULL,
+        client text,
+        principal text,
+        peer text,
+        detail text NOT NULL
+      );
+      CREATE INDEX subject_events_subject ON subject_events (context, subject_id, id);
+      CREATE INDEX subject_events_at ON subject_events (at);`,
+  },
 ];
 
 /** The version this svc needs. */

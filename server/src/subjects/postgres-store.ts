@@ -5,6 +5,7 @@ import type { PostgresSettings } from '../config/types';
 import { filterToSql, prefixRange } from './filter/to-sql';
 import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
+import { PostgresSubjectEvents } from './postgres-events';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import type { Attributes, StoredSubject } from './subject';
@@ -86,6 +87,7 @@ const UNAVAILABLE_MESSAGE = /timeout|Connection terminated|connection/i;
  */
 export class PostgresSubjectStore implements SubjectStore {
   readonly kind = 'postgres';
+  readonly events = new PostgresSubjectEvents((text, values) => this.query(text, values));
   private readonly pool: Pool;
   private readonly opener = openOnce(() => this.prepare());
   private closed = false;

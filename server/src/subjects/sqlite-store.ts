@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { filterToSql, prefixRange } from './filter/to-sql';
+import { SQLITE_EVENTS_MIGRATION, SqliteSubjectEvents } from './sqlite-events';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
@@ -23,6 +24,8 @@ const MIGRATIONS: string[] = [
      row_number() OVER (PARTITION BY context, subject_id, name ORDER BY value_lc) AS n FROM subject_values) WHERE n = 1);
    CREATE INDEX subject_values_sort ON subject_values (context, name, value_lc, subject_id) WHERE least = 1;
    CREATE INDEX subject_values_key ON subject_values (context, subject_id, name, value_lc) WHERE least = 1;`,
+  // Subject events (SPEC 10.4).
+  SQLITE_EVENTS_MIGRATION,
 ];
 
 const COLUMNS = 's.id, s.attributes, s.version, s.created, s.modified';
@@ -69,6 +72,7 @@ export class SqliteSubjectStore implements SubjectStore {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements;
+  readonly events: SqliteSubjectEvents;
 
   constructor(readonly file: string, private readonly now: () => Date = () => new Date()) {
     this.db = openExclusively(file);
@@ -76,6 +80,7 @@ export class SqliteSubjectStore implements SubjectStore {
     this.db.pragma('foreign_keys = ON');
     this.migrate();
     const db = this.db;
+    this.events = new SqliteSubjectEvents(db);
     this.statements = {
       get: db.prepare<[string, string], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id = ?'),
       exists: db.prepare<[string, string], number>('SELECT 1 FROM subjects WHERE context = ? AND id = ?').pluck(),

@@ -1,5 +1,6 @@
 import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
+import type { SubjectEvents } from './subject-events';
 import { fold, valuesOf, type Attributes, type StoredSubject } from './subject';
 import type { SvcConfig } from '../config/types';
 
@@ -129,6 +130,8 @@ export interface SubjectStore {
   /** Writes all of `subjects` or, on any error, none of them (`svc import`). */
   importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void>;
   count(context: string): Promise<number>;
+  /** The subjects' events (SPEC 10.4), in this store; absent where the store cannot keep them (LDAP). */
+  readonly events?: SubjectEvents;
   /** True when the backing store answers (for /ready). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
