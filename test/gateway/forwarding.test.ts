@@ -69,7 +69,7 @@ describe('against a real core', () => {
     const first = await send(gateway, '/gw/api/session', { user, visitor: 'forwarding-1', address: '203.0.113.9' });
     const visitorState = user === null ? String(first.headers['x-svc-visitor-state']) : undefined;
     const from = seen.length;
-    const answer = await send(gateway, '/gw/api/session?clientid=svc-api&USER=svcadmin&Password=x&token=t&clientcred=c&keep=1', {
+    const answer = await send(gateway, '/gw/api/session?clientid=svc-api&USER=svcadmin&Password=x&token=t&clientcred=c&OTP=123456&pending=p&keep=1', {
       user,
       visitor: 'forwarding-1',
       address: '203.0.113.9',

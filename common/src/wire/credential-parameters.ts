@@ -13,6 +13,9 @@ export const DEFAULT_CREDENTIAL_PARAMETERS = {
   token: 'token',
 } as const;
 
+/** The second step of a login (SPEC 15): fixed names, stripped like the others. */
+export const SECOND_FACTOR_PARAMETERS = { otp: 'otp', pending: 'pending' } as const;
+
 /** Whether a query parameter's name, decoded, carries a credential: one of the names given. */
 export type CredentialParameterTest = (name: string) => boolean;
 
@@ -22,6 +25,6 @@ export type CredentialParameterTest = (name: string) => boolean;
  * a renamed parameter must not pass where the default one is stripped.
  */
 export function credentialParameterTest(renamed: readonly string[] = []): CredentialParameterTest {
-  const names: ReadonlySet<string> = new Set([...Object.values(DEFAULT_CREDENTIAL_PARAMETERS), ...renamed].map((name) => name.toLowerCase()));
+  const names: ReadonlySet<string> = new Set([...Object.values(DEFAULT_CREDENTIAL_PARAMETERS), ...Object.values(SECOND_FACTOR_PARAMETERS), ...renamed].map((name) => name.toLowerCase()));
   return (name) => names.has(name.toLowerCase());
 }

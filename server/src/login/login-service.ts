@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { InvalidClient, LoginFailed, OtpRequired, TooManyRequests } from '../../../common/src/errors';
 import { sealPending, spendPending, type PendingLogin } from '../otp/pending-login';
 import { principalName } from '../../../common/src/principal-name';
+import { SECOND_FACTOR_PARAMETERS } from '../../../common/src/wire/credential-parameters';
 import { Credentials, type AuthenticationRequest, type Authenticator } from '../authenticators/authenticator';
 import { ClientCredentialRejected } from '../clientcred/client-credential';
 import type { ClientConfig } from '../config/types';
@@ -67,8 +68,8 @@ class NameResolutions {
 export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator' | 'secondFactors'> & CertificateValidationDeps;
 
 /** The parameters of the second step (SPEC 15): fixed names, like the seed's `goto`. */
-export const OTP_PARAM = 'otp';
-export const PENDING_PARAM = 'pending';
+export const OTP_PARAM = SECOND_FACTOR_PARAMETERS.otp;
+export const PENDING_PARAM = SECOND_FACTOR_PARAMETERS.pending;
 /** The purpose of the pending token's key (SessionManager.derivedKey). */
 const PENDING_KEY = 'otp-pending';
 
