@@ -77,6 +77,10 @@ describe('bob enrolls, logs in with a code', () => {
     expect(readdirSync(server.dataDir)).toContain('otp.key');
     const view = await send(`${base}/resources/contexts/employees/subjects/bob`, { cookie: (await web('alice', users.alice)).cookie });
     expect(view.text).not.toContain(secret);
+    // The subject's own view of its events says a factor was added (never the secret).
+    const events = await send(`${base}/resources/contexts/employees/subjects/bob/events`, { cookie: await loginWithCode('bob', secret) });
+    expect(events.json!.events).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'second_factor', detail: 'success added' })]));
+    expect(events.text).not.toContain(secret);
   });
 
   test('a wrong password is login_failed as for anyone; the right one is otp_required with pending', async () => {
