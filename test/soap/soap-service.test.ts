@@ -60,6 +60,10 @@ describe.each(VERSIONS)('SOAP %s', (version) => {
     const found = ok(await client.call('search', { contextId: 'employees', filter: `uniqueId eq "${id}"` }));
     expect(found).toMatchObject({ offset: 0, total: 1, results: { value: [{ uniqueId: id, attributes: { givenName: 'Caroline' } }] } });
 
+    const sorted = ok(await client.call('search', { contextId: 'employees', sort: 'mail', order: 'desc', include: 'status', filter: `uniqueId eq "${id}" or uniqueId eq "alice"` }));
+    expect(sorted).toMatchObject({ total: 2, results: { value: [{ uniqueId: id, status: { disabled: false, locked: false } }, { uniqueId: 'alice' }] } });
+    expect((await client.call('search', { contextId: 'employees', include: 'roles' })).fault).toMatchObject({ code: 'invalid_request', status: 400 });
+
     const allowed = ok(await client.call('isAllowed', { operation: 'UPDATE', contextId: 'employees', subjectId: id }));
     expect(allowed).toMatchObject({ decision: 'ALLOW', operation: 'UPDATE', resource: `contexts/employees/subjects/${id}`, sessionType: 'USER', exists: true });
     const denied = ok(await client.call('isAllowed', { operation: 'DELETE', contextId: 'employees', subjectId: 'svcadmin' }));

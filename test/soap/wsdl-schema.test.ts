@@ -45,6 +45,9 @@ function calls(id: string): Call[] {
     { operation: 'update', who: 'ALICE', body: op('update', `<contextId>employees</contextId><subjectId>${id}</subjectId><subject><attributes><givenName>Late</givenName></attributes></subject><ifMatch>"1"</ifMatch>`), fault: 'precondition_failed' },
     { operation: 'search', who: 'ALICE', body: op('search', `<contextId>employees</contextId><filter>uniqueId eq "${id}"</filter>`) },
     { operation: 'search', who: 'ALICE', body: op('search', '<contextId>employees</contextId><filter>uniqueId zz "x"</filter>'), fault: 'invalid_filter' },
+    // Sorted, with each result's status (issue 29): lockedUntil is null, xsi:nil.
+    { operation: 'search', who: 'ALICE', body: op('search', '<contextId>employees</contextId><sort>mail</sort><order>desc</order><include>status</include>') },
+    { operation: 'search', who: 'ALICE', body: op('search', '<contextId>employees</contextId><sort>roles</sort>'), fault: 'invalid_request' },
     { operation: 'isAllowed', who: 'ALICE', body: op('isAllowed', `<operation>UPDATE</operation><contextId>employees</contextId><subjectId>${id}</subjectId>`) },
     { operation: 'isAllowed', who: 'ALICE', body: op('isAllowed', '<operation>FROB</operation><contextId>employees</contextId>'), fault: 'invalid_operation' },
     { operation: 'getSession', who: 'ALICE', body: op('getSession') },

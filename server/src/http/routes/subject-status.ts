@@ -1,13 +1,13 @@
 /**
  * A subject's status as the REST API shows it (SPEC 3 and 6): `GET …/lockout`'s document and the
- * `status` SEARCH's `include=status` adds to each result its caller may READ the `…/lockout` of,
+ * `status` SEARCH's `include=status` (REST and SOAP) adds to each result its caller may READ the `…/lockout` of,
  * from one batch of the lockout store per page.
  */
 import { InvalidRequest } from '../../../../common/src/errors';
 import type { WireDocument } from '../../../../common/src/wire/xml';
 import type { LockStatus } from '../../login/lockout-store';
 import type { SearchAnswer } from '../../subjects/subject-operations';
-import type { Exchange } from '../exchange';
+import type { Asker } from '../../policy/decisions';
 import type { HttpServices } from '../services';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -28,11 +28,11 @@ export function includesStatus(include: string | undefined): boolean {
  * Adds `status` to the results whose `…/lockout` the caller may READ: each decided quietly (the
  * roles read once per request), then one `statuses` call for those allowed.
  */
-export async function addStatus(s: Pick<HttpServices, 'decisions' | 'accounts'>, x: Exchange, contextId: string, answer: SearchAnswer): Promise<SearchAnswer> {
+export async function addStatus(s: Pick<HttpServices, 'decisions' | 'accounts'>, asker: Asker, contextId: string, answer: SearchAnswer): Promise<SearchAnswer> {
   const allowed: string[] = [];
   for (const result of answer.results) {
     const target = `contexts/${contextId}/subjects/${result.uniqueId}/lockout`;
-    if ((await s.decisions.decide(x.state, 'READ', target, { quiet: true })).decision === 'ALLOW') allowed.push(result.uniqueId);
+    if ((await s.decisions.decide(asker, 'READ', target, { quiet: true })).decision === 'ALLOW') allowed.push(result.uniqueId);
   }
   const statuses = allowed.length ? await s.accounts.lockStatuses(contextId, allowed) : new Map<string, LockStatus>();
   return {

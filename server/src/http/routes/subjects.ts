@@ -51,7 +51,7 @@ export const subjectCollection = (s: Services): RestResource => ({
       const quantity = integerParam(req, 'quantity', defaultQuantity, maxQuantity);
       const withStatus = includesStatus(queryParam(req, 'include'));
       const body = await s.subjectOperations.search(contextId, { ...criteria, offset, quantity });
-      sendDocument(req, res, 200, withStatus ? await addStatus(s, x, contextId, body) : body, { xmlRoot: 'search' });
+      sendDocument(req, res, 200, withStatus ? await addStatus(s, x.state, contextId, body) : body, { xmlRoot: 'search' });
     }),
   },
 });

@@ -4,6 +4,7 @@
  * subject operations and audit. Messages mirror the REST XML documents: a response's members are
  * the REST body's (`subject`, the search page, the check answer, `session`).
  */
+import { addStatus, includesStatus } from '../routes/subject-status';
 import { InvalidOperation, InvalidRequest } from '../../../../common/src/errors';
 import type { WireValue } from '../../../../common/src/wire/xml';
 import { OPERATIONS, operationNamed, type Operation } from '../../../../common/src/wire/operations';
@@ -15,7 +16,7 @@ import type { RequestState } from '../request-state';
 import type { HttpServices } from '../services';
 
 /** What the operations use. */
-export type SoapServices = Pick<HttpServices, 'decisions' | 'subjects' | 'subjectOperations'>;
+export type SoapServices = Pick<HttpServices, 'decisions' | 'subjects' | 'subjectOperations' | 'accounts'>;
 
 type Members = Record<string, WireValue>;
 
@@ -114,12 +115,21 @@ const OPS: Record<OperationName, SoapOperation> = {
   },
   search: {
     required: ['contextId'],
-    optional: ['search', 'filter', 'offset', 'quantity'],
+    optional: ['search', 'filter', 'offset', 'quantity', 'sort', 'order', 'include'],
     async perform(s, state, p) {
       const contextId = contextOf(s, p);
       await s.decisions.authorize(state, 'SEARCH', collection(contextId));
-      const input = { search: optionalText(p, 'search'), filter: optionalText(p, 'filter'), offset: integer(p, 'offset'), quantity: integer(p, 'quantity') };
-      return s.subjectOperations.search(contextId, input);
+      const withStatus = includesStatus(optionalText(p, 'include'));
+      const input = {
+        search: optionalText(p, 'search'),
+        filter: optionalText(p, 'filter'),
+        sort: optionalText(p, 'sort'),
+        order: optionalText(p, 'order'),
+        offset: integer(p, 'offset'),
+        quantity: integer(p, 'quantity'),
+      };
+      const answer = await s.subjectOperations.search(contextId, input);
+      return withStatus ? addStatus(s, state, contextId, answer) : answer;
     },
   },
   isAllowed: {

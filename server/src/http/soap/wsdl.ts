@@ -22,7 +22,8 @@ const MESSAGES: Record<(typeof OPERATION_NAMES)[number], { request: string; resp
   search: {
     request:
       '<xsd:element name="contextId" type="xsd:string"/><xsd:element name="search" type="xsd:string" minOccurs="0"/><xsd:element name="filter" type="xsd:string" minOccurs="0"/>' +
-      '<xsd:element name="offset" type="xsd:nonNegativeInteger" minOccurs="0"/><xsd:element name="quantity" type="xsd:nonNegativeInteger" minOccurs="0"/>',
+      '<xsd:element name="offset" type="xsd:nonNegativeInteger" minOccurs="0"/><xsd:element name="quantity" type="xsd:nonNegativeInteger" minOccurs="0"/>' +
+      '<xsd:element name="sort" type="xsd:string" minOccurs="0"/><xsd:element name="order" type="tns:Order" minOccurs="0"/><xsd:element name="include" type="tns:Include" minOccurs="0"/>',
     response: '<xsd:element name="results" type="tns:Results"/><xsd:element name="offset" type="xsd:int"/><xsd:element name="quantity" type="xsd:int"/><xsd:element name="total" type="xsd:int"/>',
   },
   isAllowed: {
@@ -38,7 +39,10 @@ const wrapped = (name: string, members: string) => `<xsd:element name="${name}">
 
 const TYPES = `
 <xsd:complexType name="Attributes"><xsd:sequence><xsd:any namespace="##any" processContents="lax" minOccurs="0" maxOccurs="unbounded"/></xsd:sequence></xsd:complexType>
-<xsd:complexType name="Subject"><xsd:sequence><xsd:element name="uniqueId" type="xsd:string" minOccurs="0"/><xsd:element name="attributes" type="tns:Attributes" minOccurs="0"/></xsd:sequence></xsd:complexType>
+<xsd:complexType name="Subject"><xsd:sequence><xsd:element name="uniqueId" type="xsd:string" minOccurs="0"/><xsd:element name="attributes" type="tns:Attributes" minOccurs="0"/><xsd:element name="status" type="tns:SubjectStatus" minOccurs="0"/></xsd:sequence></xsd:complexType>
+<xsd:complexType name="SubjectStatus"><xsd:sequence><xsd:element name="disabled" type="xsd:boolean"/><xsd:element name="locked" type="xsd:boolean"/><xsd:element name="lockedUntil" type="xsd:dateTime" nillable="true"/></xsd:sequence></xsd:complexType>
+<xsd:simpleType name="Order"><xsd:restriction base="xsd:string"><xsd:enumeration value="asc"/><xsd:enumeration value="desc"/></xsd:restriction></xsd:simpleType>
+<xsd:simpleType name="Include"><xsd:restriction base="xsd:string"><xsd:enumeration value="status"/></xsd:restriction></xsd:simpleType>
 <xsd:complexType name="Results"><xsd:sequence><xsd:element name="value" type="tns:Subject" minOccurs="0" maxOccurs="unbounded"/></xsd:sequence></xsd:complexType>
 <xsd:simpleType name="Operation"><xsd:restriction base="xsd:string"><xsd:enumeration value="CREATE"/><xsd:enumeration value="READ"/><xsd:enumeration value="UPDATE"/><xsd:enumeration value="DELETE"/><xsd:enumeration value="SEARCH"/></xsd:restriction></xsd:simpleType>
 <xsd:complexType name="Principal"><xsd:sequence><xsd:element name="uniqueId" type="xsd:string"/><xsd:element name="contextId" type="xsd:string"/></xsd:sequence></xsd:complexType>
