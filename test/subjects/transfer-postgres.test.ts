@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DemoCredentials } from '../../server/src/demo/demo-config';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { LATEST_VERSION } from '../../server/src/subjects/postgres-migrations';
 import { login } from '../helpers/login';
 import { onPostgres, suiteSchemas } from '../helpers/postgres';
 import { describeWithService, postgresRequirement } from '../helpers/services';
@@ -66,8 +67,8 @@ describeWithService(postgres, 'svc export / migrate / import: SQLite → Postgre
     const refused = await runSvc(['import', '--config', onPg, '--context', 'employees'], { stdin: fromDemo });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/schema is at version 0 .*run "svc migrate --config FILE" first/);
-    expect(await runSvc(['migrate', '--config', onPg])).toEqual({ code: 0, stdout: 'PostgreSQL schema migrated to version 1 (applied 1)\n', stderr: '' });
-    expect(await runSvc(['migrate', '--config', onPg])).toEqual({ code: 0, stdout: 'PostgreSQL schema already at version 1\n', stderr: '' });
+    expect(await runSvc(['migrate', '--config', onPg])).toEqual({ code: 0, stdout: `PostgreSQL schema migrated to version ${LATEST_VERSION} (applied ${Array.from({ length: LATEST_VERSION }, (_, i) => i + 1).join(', ')})\n`, stderr: '' });
+    expect(await runSvc(['migrate', '--config', onPg])).toEqual({ code: 0, stdout: `PostgreSQL schema already at version ${LATEST_VERSION}\n`, stderr: '' });
   });
 
   test('SQLite → PostgreSQL → SQLite: the same bytes at every step', async () => {
