@@ -4,6 +4,9 @@
  */
 import type { CheckAnswer } from '../../common/src/wire/check-answer';
 import type { SessionView, ShownSessionType } from '../../common/src/wire/session-view';
+import type { SubjectEvent, SubjectEventPage } from '../../common/src/wire/subject-event';
+
+export type { SubjectEvent, SubjectEventPage };
 
 /** The seed's five operations (the check and the policies use the same names). */
 export { OPERATIONS, type Operation } from '../../common/src/wire/operations';
@@ -31,21 +34,6 @@ export interface SearchQuery {
   order?: 'asc' | 'desc';
   offset?: number;
   quantity?: number;
-}
-
-/** An audit event about a subject (SPEC 10.4): what happened, when, by whom, from where. */
-export interface SubjectEvent {
-  at: string;
-  type: string;
-  client: string | null;
-  principal: string | null;
-  peer: string | null;
-  detail: string;
-}
-
-export interface SubjectEventPage {
-  events: SubjectEvent[];
-  total: number;
 }
 
 export interface SearchPage {

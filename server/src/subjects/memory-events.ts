@@ -1,4 +1,4 @@
-import type { EventPage, SubjectEvent, SubjectEvents } from './subject-events';
+import type { SubjectEventPage, SubjectEvent, SubjectEvents } from './subject-events';
 
 /** Subject events in process memory, beside the memory subject store: oldest first per subject. */
 export class MemorySubjectEvents implements SubjectEvents {
@@ -11,7 +11,7 @@ export class MemorySubjectEvents implements SubjectEvents {
     else this.kept.set(key, [{ ...event }]);
   }
 
-  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<EventPage> {
+  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     const list = this.kept.get(`${context}/${uniqueId}`) ?? [];
     const newest = [...list].reverse();
     return { events: newest.slice(offset, offset + quantity).map((e) => ({ ...e })), total: list.length };

@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import type { EventPage, SubjectEvent, SubjectEvents } from './subject-events';
+import type { SubjectEventPage, SubjectEvent, SubjectEvents } from './subject-events';
 
 type Query = <R extends QueryResultRow>(text: string, values: unknown[]) => Promise<R[]>;
 
@@ -20,7 +20,7 @@ export class PostgresSubjectEvents implements SubjectEvents {
     ]);
   }
 
-  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<EventPage> {
+  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     const rows = await this.query<{ total: number } & { [K in keyof SubjectEvent]: SubjectEvent[K] | null }>(
       `SELECT t.total, p.at, p.type, p.client, p.principal, p.peer, p.detail
        FROM (SELECT count(*)::integer AS total FROM subject_events WHERE context = $1 AND subject_id = $2) t

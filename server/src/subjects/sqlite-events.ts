@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { EventPage, SubjectEvent, SubjectEvents } from './subject-events';
+import type { SubjectEventPage, SubjectEvent, SubjectEvents } from './subject-events';
 
 /** The table the SQLite store's migration 4 creates: rowids grow with each event, so newest first is id DESC. */
 export const SQLITE_EVENTS_MIGRATION = `CREATE TABLE subject_events (id INTEGER PRIMARY KEY AUTOINCREMENT, context TEXT NOT NULL,
@@ -29,7 +29,7 @@ export class SqliteSubjectEvents implements SubjectEvents {
     this.statements.insert.run(context, uniqueId, e.at, e.type, e.client, e.principal, e.peer, e.detail);
   }
 
-  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<EventPage> {
+  async list(context: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     return { events: this.statements.page.all(context, uniqueId, quantity, offset).map((row) => ({ ...row })), total: this.statements.count.get(context, uniqueId)! };
   }
 

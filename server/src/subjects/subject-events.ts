@@ -6,29 +6,14 @@
  */
 import type { AuditRecord } from '../audit';
 import { principalNameOf } from '../../../common/src/principal-name';
+import type { SubjectEvent, SubjectEventPage } from '../../../common/src/wire/subject-event';
 
-export interface SubjectEvent {
-  /** ISO 8601. */
-  at: string;
-  /** The audit event: login, lockout, subject_write, session_end, second_factor. */
-  type: string;
-  client: string | null;
-  /** Who acted (`contextId/uniqueId`), when a principal did. */
-  principal: string | null;
-  peer: string | null;
-  /** The outcome and reason, and the names of the attributes written (never their values). */
-  detail: string;
-}
-
-export interface EventPage {
-  events: SubjectEvent[];
-  total: number;
-}
+export type { SubjectEvent, SubjectEventPage };
 
 export interface SubjectEvents {
   append(context: string, uniqueId: string, event: SubjectEvent): Promise<void>;
   /** Newest first. */
-  list(context: string, uniqueId: string, offset: number, quantity: number): Promise<EventPage>;
+  list(context: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage>;
   /** Drops events older than `before` (ISO 8601) and all but the newest `keep` of each subject; says how many went. */
   prune(before: string, keep: number): Promise<number>;
 }

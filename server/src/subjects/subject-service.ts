@@ -7,7 +7,7 @@ import { checkAttributes, holdsControlCharacter, missingRequired, readable, type
 import { parseFilter } from './filter/parse';
 import type { DirectoryPasswords, FoundSubject, SearchPage, SearchSort, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
-import type { EventPage } from './subject-events';
+import type { SubjectEventPage } from './subject-events';
 import { assertSubjectId } from './subject-id';
 
 export interface SearchParams {
@@ -255,7 +255,7 @@ export class SubjectService {
    * A subject's events (SPEC 10.4), newest first; NotFound for a missing subject. A store that keeps
    * none (LDAP) answers none.
    */
-  async events(contextId: string, uniqueId: string, offset: number, quantity: number): Promise<EventPage> {
+  async events(contextId: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     const { store } = this.context(contextId);
     if (!(await store.exists(contextId, uniqueId))) throw new NotFound(`subject ${uniqueId} not found in ${contextId}`);
     return store.events ? store.events.list(contextId, uniqueId, offset, quantity) : { events: [], total: 0 };
