@@ -19,6 +19,7 @@ import { type GatewayMetrics, type Logger } from './observability';
 import type { CredentialParameterTest } from '../../common/src/wire/credential-parameters';
 import { isPlainPath, splitTarget, stripQuery } from './paths';
 import { sendProblem } from './problem';
+import type { PendingSeals } from './pending-seal';
 import { portalLogin } from './portal-login';
 import { proxy, type ProxyDeps } from './proxy';
 import { type TrustOptions, portalTrust } from './trust';
@@ -30,6 +31,8 @@ export interface GatewayAppDeps extends ProxyDeps {
   /** Which requests get a log line (`gateway.log`); all when not given. */
   requestLog?: LogSettings;
   login: CoreLogin;
+  /** Seals a login's pending second step to its portal session (SPEC 9, 15). */
+  pendings: PendingSeals;
   log: Logger;
   metrics: GatewayMetrics;
   trust: TrustOptions;

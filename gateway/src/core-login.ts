@@ -9,7 +9,7 @@
  * The gateway keeps only the session cookie. Logout is one POST {base}/logout.
  */
 import { request, type Dispatcher } from 'undici';
-import { checkCredentials, loginForm, type Credentials } from '../../client/src/login';
+import { checkCredentials, loginForm, type Credentials, type SecondStep } from '../../client/src/login';
 import { ClientSealer } from '../../client/src/clientcred/sealer';
 import { BadGateway, LoginFailed, SvcError } from '../../common/src/errors';
 import { formatPrincipalName, principalNameOf, type PrincipalName } from '../../common/src/principal-name';
@@ -32,10 +32,24 @@ export interface PasswordLogin {
 export interface CoreLogin {
   /** Logs `user` in on the core at `base` as the gateway's client principal; resolves the Cookie header value. */
   principal(base: string, user: PrincipalName, address: string | null): Promise<string>;
-  /** A person's own login (UserPass, sealed); a refusal by the core is thrown as the core said it. */
+  /**
+   * A person's own login (UserPass, sealed); a refusal by the core is thrown as the core said it, and
+   * a subject with a second factor's `otp_required` as CoreOtpRequired with the core's pending token.
+   */
   password(base: string, user: string, password: string, address: string | null): Promise<PasswordLogin>;
+  /** The second step of such a login (SPEC 15): the core's pending token and the code, sealed like a password. */
+  secondStep(base: string, pending: string, otp: string, address: string | null): Promise<PasswordLogin>;
   /** Ends the core session the Cookie header value names (best effort). */
   logout(base: string, cookie: string): Promise<void>;
+}
+
+/** The core answered `otp_required` (SPEC 15): the right password of a subject with a second factor. */
+export class CoreOtpRequired extends Error {
+  /** The core that answered (set by whoever picked it). */
+  core = '';
+  constructor(readonly pending: string) {
+    super('the core asks for a second factor');
+  }
 }
 
 export interface SealedCoreLoginOptions {
@@ -82,7 +96,17 @@ export class SealedCoreLogin implements CoreLogin {
   }
 
   async password(base: string, user: string, password: string, address: string | null): Promise<PasswordLogin> {
-    const answer = await this.#login(base, { kind: 'password', user, password }, address);
+    return this.#personal(base, await this.#login(base, { kind: 'password', user, password }, address), address);
+  }
+
+  async secondStep(base: string, pending: string, otp: string, address: string | null): Promise<PasswordLogin> {
+    return this.#personal(base, await this.#login(base, { kind: 'password', user: '-', password: '-' }, address, { pending, otp }), address);
+  }
+
+  /** A person's login answer: the session and roles, or the refusal as the core said it. */
+  async #personal(base: string, answer: CoreAnswer, address: string | null): Promise<PasswordLogin> {
+    const { code, pending } = problemOf(answer);
+    if (answer.status === 401 && code === 'otp_required' && typeof pending === 'string') throw new CoreOtpRequired(pending);
     if (answer.status !== 200) throw passedRefusal(answer);
     const cookie = this.#cookieOf(answer);
     const session = sessionOf(answer.body);
@@ -110,10 +134,10 @@ export class SealedCoreLogin implements CoreLogin {
     }
   }
 
-  async #login(base: string, credentials: Credentials, address: string | null): Promise<CoreAnswer> {
+  async #login(base: string, credentials: Credentials, address: string | null, second?: SecondStep): Promise<CoreAnswer> {
     const config = { baseUrl: base, clientId: this.#options.clientId, secret: this.#options.secret };
     checkCredentials(credentials, config);
-    const body = new URLSearchParams(loginForm(config, this.#sealer, credentials)).toString();
+    const body = new URLSearchParams(loginForm(config, this.#sealer, credentials, second)).toString();
     return this.#send(`${base}/login`, 'POST', { 'content-type': 'application/x-www-form-urlencoded' }, address, body);
   }
 
@@ -159,7 +183,7 @@ export class SealedCoreLogin implements CoreLogin {
   }
 }
 
-function problemOf(answer: CoreAnswer): { code?: unknown; title?: unknown; detail?: unknown } {
+function problemOf(answer: CoreAnswer): { code?: unknown; title?: unknown; detail?: unknown; pending?: unknown } {
   return answer.body && typeof answer.body === 'object' ? (answer.body as Record<string, unknown>) : {};
 }
 

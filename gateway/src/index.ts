@@ -19,6 +19,7 @@ import { MemoryCoreSessions } from './memory-core-sessions';
 import { RedisCoreSessions } from './redis-core-sessions';
 import { GatewayMetrics, createGatewayLogger, type Logger } from './observability';
 import { VisitorStateSeals } from './visitor-state';
+import { PendingSeals } from './pending-seal';
 import { guardServer, listen } from '../../common/src/http/listen';
 import { visitorAddressSigner } from './visitor-address';
 import { credentialParameterTest } from '../../common/src/wire/credential-parameters';
@@ -76,6 +77,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     pool,
     sessions,
     visitorStates: new VisitorStateSeals(config.portals),
+    pendings: new PendingSeals(config.portals),
     dispatcher,
     timeoutMs,
     signAddress: visitorAddressSigner(config.clientId, config.secret),

@@ -13,42 +13,33 @@
  * nothing: what must not repeat (wrong answers, the single-use reset marker) is counted by the core
  * per subject (SPEC section 4).
  */
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { VerifiedPrincipal } from '../../common/src/assertion/principal-assertion';
 import type { PortalConfig } from './config';
+import { PortalSeals, portalSealKey } from './portal-seal';
 
 export const VISITOR_STATE_HEADER = 'X-Svc-Visitor-State';
 const INFO = 'svc visitor-state v1';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /**
  * Longer is not a value the gateway sealed: the core's stateless cookie stays under 4 KiB (its flow
  * data is at most 1 KiB of JSON), so its sealing stays far below this.
  */
 const MAX_HEADER_LENGTH = 6 * 1024;
-const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** K for one portal secret. */
 export function visitorStateKey(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), INFO, 32));
+  return portalSealKey(secret, INFO);
 }
 
 export class VisitorStateSeals {
-  /** Portal id → its keys, the first one sealing. */
-  readonly #keys: Map<string, Buffer[]>;
+  readonly #seals: PortalSeals;
 
   constructor(portals: readonly PortalConfig[]) {
-    this.#keys = new Map(portals.map((p) => [p.id, (typeof p.secret === 'string' ? [p.secret] : p.secret).map(visitorStateKey)]));
+    this.#seals = new PortalSeals(portals, INFO, MAX_HEADER_LENGTH);
   }
 
   /** The header value for the visitor's new core cookie value. */
   seal(principal: VerifiedPrincipal, coreCookieValue: string): string {
-    const key = this.#keys.get(principal.portalId)?.[0];
-    if (key === undefined) throw new TypeError(`no key for portal ${principal.portalId}`);
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', key, iv);
-    const sealed = Buffer.concat([cipher.update(`${principal.visitor}.${coreCookieValue}`, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, sealed, cipher.getAuthTag()]).toString('base64url');
+    return this.#seals.seal(principal.portalId, `${principal.visitor}.${coreCookieValue}`);
   }
 
   /**
@@ -56,21 +47,11 @@ export class VisitorStateSeals {
    * that does not open under the portal's keys, or one sealed for another visitor handle.
    */
   open(principal: VerifiedPrincipal, header: string | string[] | undefined): string | undefined {
-    if (principal.user !== null || typeof header !== 'string' || header.length > MAX_HEADER_LENGTH || !BASE64URL.test(header)) return undefined;
-    const raw = Buffer.from(header, 'base64url');
-    if (raw.length <= IV_BYTES + TAG_BYTES) return undefined;
-    for (const key of this.#keys.get(principal.portalId) ?? []) {
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
-        decipher.setAuthTag(raw.subarray(raw.length - TAG_BYTES));
-        const text = Buffer.concat([decipher.update(raw.subarray(IV_BYTES, raw.length - TAG_BYTES)), decipher.final()]).toString('utf8');
-        const dot = text.indexOf('.');
-        // Bound to the handle the assertion names; a value of another visitor is ignored.
-        return dot > 0 && text.slice(0, dot) === principal.visitor ? text.slice(dot + 1) : undefined;
-      } catch {
-        // another key (a rotation), or not ours
-      }
-    }
-    return undefined;
+    if (principal.user !== null) return undefined;
+    const text = this.#seals.open(principal.portalId, header);
+    if (text === undefined) return undefined;
+    const dot = text.indexOf('.');
+    // Bound to the handle the assertion names; a value of another visitor is ignored.
+    return dot > 0 && text.slice(0, dot) === principal.visitor ? text.slice(dot + 1) : undefined;
   }
 }

@@ -31,6 +31,9 @@ class RecordingLogin implements CoreLogin {
   password(): Promise<PasswordLogin> {
     throw new Error('not used');
   }
+  secondStep(): Promise<PasswordLogin> {
+    throw new Error('not used');
+  }
   async logout(_base: string, cookie: string): Promise<void> {
     this.loggedOut.push(cookie);
   }

@@ -34,7 +34,7 @@ export function readSessionView(body: unknown): SessionView | undefined {
   if (!body || typeof body !== 'object') return undefined;
   const s = body as Record<string, unknown>;
   const type = SESSION_TYPES.find((known) => known === s.type);
-  const level = s.level === 0 || s.level === 1 || s.level === 2 ? s.level : undefined;
+  const level = s.level === 0 || s.level === 1 || s.level === 2 || s.level === 3 ? s.level : undefined;
   if (typeof s.uniqueId !== 'string' || type === undefined || typeof s.clientId !== 'string' || level === undefined) return undefined;
   const p = s.principal as Record<string, unknown> | null | undefined;
   const principal = p && typeof p.contextId === 'string' && typeof p.uniqueId === 'string' ? { uniqueId: p.uniqueId, contextId: p.contextId } : null;
