@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { InvalidFilter } from '../../common/src/errors';
-import { filterAttributes, formatFilter, type FilterNode } from '../../server/src/subjects/filter/ast';
+import { COMPARE_OPS, filterAttributes, formatFilter, type FilterNode } from '../../server/src/subjects/filter/ast';
 import { FILTER_LIMITS, parseFilter } from '../../server/src/subjects/filter/parse';
 
 const WRITE_ONLY = new Set(['password', 'secretAnswer']);
@@ -25,6 +25,11 @@ describe('parseFilter: accepted filters', () => {
     ['mail co "x"', 'mail co "x"'],
     ['mail sw "x"', 'mail sw "x"'],
     ['mail ew "x"', 'mail ew "x"'],
+    ['mail gt "x"', 'mail gt "x"'],
+    ['mail ge "x"', 'mail ge "x"'],
+    ['mail lt "x"', 'mail lt "x"'],
+    ['mail le "x"', 'mail le "x"'],
+    ['modified GT "2011-05-13T04:42:34Z" and sn LE "m"', '(modified gt "2011-05-13T04:42:34Z" and sn le "m")'],
     ['mail pr', 'mail pr'],
     // case-insensitive operators and keywords
     ['mail EQ "x"', 'mail eq "x"'],
@@ -102,12 +107,18 @@ describe('parseFilter: errors', () => {
   test.each<[string, RegExp, number]>([
     ['', /the filter is empty/, 0],
     [' \t ', /the filter is empty/, 0],
-    ['mail', /expected an operator \(eq, ne, co, sw, ew or pr\) after attribute "mail", found the end of the filter/, 4],
+    ['mail', /expected an operator \(eq, ne, co, sw, ew, gt, ge, lt, le or pr\) after attribute "mail", found the end of the filter/, 4],
     ['mail "x"', /expected an operator .* found the string "x"/, 5],
     ['mail eq', /expected a JSON string value \(in double quotes\) after "eq", found the end of the filter/, 7],
-    ['mail gt "x"', /operator "gt" is not supported; use eq, ne, co, sw, ew or pr/, 5],
-    ['mail LE "x"', /operator "LE" is not supported/, 5],
     ['mail like "x"', /unknown operator "like" after attribute "mail"/, 5],
+    ['mail gt 42', /numbers are not supported/, 8],
+    ['name.givenName gt "x"', /sub-attributes are not supported \("name\.…"\); use a simple attribute name/, 4],
+    ['emails[type eq "work" and value co "@example.com"]', /value paths are not supported \("emails\[…\]"\)/, 6],
+    ['emails [type eq "work"]', /value paths are not supported/, 7],
+    ['urn:ietf:params:scim:schemas:core:2.0:User:name.givenName pr', /schema-qualified attribute names are not supported \("urn:…"\)/, 3],
+    ['mail pr and meta.lastModified gt "2011-05-13T04:42:34Z"', /sub-attributes are not supported \("meta\.…"\)/, 16],
+    ['mail eq User', /expected a JSON string value \(in double quotes\) after "eq", found "User"/, 8],
+    ['mail eq "x"]', /unbalanced "\]"/, 11],
     ['mail eq 42', /numbers are not supported as comparison values; write the value as a JSON string, e\.g\. "42"/, 8],
     ['mail eq -1.5e3', /numbers are not supported.*"-1\.5e3"/, 8],
     ['mail eq null', /null is not supported as a comparison value; .* not \(mail pr\)/, 8],
@@ -129,7 +140,7 @@ describe('parseFilter: errors', () => {
     ['mail pr)', /unbalanced "\)"/, 7],
     ['()', /expected an attribute name, "\(" or "not", found "\)"/, 1],
     ['mail pr and', /unexpected end of the filter: expected an attribute name, "\(" or "not"/, 11],
-    ['mail pr or or b pr', /unknown operator "b" after attribute "or"; expected eq, ne, co, sw, ew or pr/, 14],
+    ['mail pr or or b pr', /unknown operator "b" after attribute "or"; expected eq, ne, co, sw, ew, gt, ge, lt, le or pr/, 14],
     ['mail pr mail pr', /expected "and", "or" or the end of the filter, found "mail"/, 8],
     ['mail pr "x"', /expected "and", "or" or the end of the filter, found the string "x"/, 8],
     ['mail eq "x" && b pr', /unexpected character "&"/, 12],
@@ -160,7 +171,7 @@ describe('parseFilter: errors', () => {
   });
 
   test('the first error in the text is the one reported', () => {
-    expect(parseError('a gt "x" and b eq "\\q"').message).toMatch(/operator "gt"/);
+    expect(parseError('a.b gt "x" and b eq "\\q"').message).toMatch(/sub-attributes/);
   });
 });
 
@@ -206,7 +217,7 @@ describe('parseFilter: properties', () => {
   const attr = fc.constantFrom('a', 'mail', 'roles', 'uniqueId', 'x-y_1', 'not', 'and', 'or', 'pr', 'eq');
   const value = fc.string({ unit: 'binary', maxLength: 8 }).filter((s) => !s.includes('\u0000'));
   const leaf: fc.Arbitrary<FilterNode> = fc.oneof(
-    fc.record({ op: fc.constantFrom('eq' as const, 'ne' as const, 'co' as const, 'sw' as const, 'ew' as const), attr, value }),
+    fc.record({ op: fc.constantFrom(...COMPARE_OPS), attr, value }),
     fc.record({ op: fc.constant('pr' as const), attr }),
   );
   const tree: fc.Memo<FilterNode> = fc.memo((n) =>

@@ -59,6 +59,13 @@ describe('CRUDS in JSON', () => {
     const search = await fetch(`${subjects()}?filter=${encodeURIComponent('mail eq "CAROL@example.com"')}`, json(admin));
     expect(await bodyOf(search)).toEqual({ results: [{ uniqueId: 'carol', attributes: { mail: 'carol@example.com', familyName: 'Clark', roles: ['user'] } }], offset: 0, quantity: 25, total: 1 });
 
+    // SCIM's ordering operators on a flat attribute; its value paths are SCIM's, refused here by name.
+    const ordered = await bodyOf(await fetch(`${subjects()}?filter=${encodeURIComponent('mail GE "carol@" and mail lt "CAROM"')}`, json(admin)));
+    expect(ordered.results.map((s: { uniqueId: string }) => s.uniqueId)).toEqual(['carol']);
+    const valuePath = await fetch(`${subjects()}?filter=${encodeURIComponent('emails[type eq "work"]')}`, json(admin));
+    expect(valuePath.status).toBe(400);
+    expect(await bodyOf(valuePath)).toMatchObject({ code: 'invalid_filter', detail: 'value paths are not supported ("emails[…]") (at position 6)', position: 6 });
+
     const text = await bodyOf(await fetch(`${subjects()}?search=cl`, json(admin)));
     expect(text.results.map((s: { uniqueId: string }) => s.uniqueId)).toEqual(['carol']);
 

@@ -5,9 +5,11 @@
  * Semantics (SCIM caseExact=false): both sides are compared in `normalizeValue()` form (NFC, then
  * lowercase). On a multi-valued attribute a comparison holds when ANY value satisfies it; `ne` is the
  * negation of `eq` (true when no value equals, and when the attribute is absent); `pr` holds when the
- * attribute has at least one non-empty value. `uniqueId` designates the subject's id.
+ * attribute has at least one non-empty value; `gt ge lt le` hold when ANY value orders so against the
+ * comparison value, both normalised, by code point (compareCodePoints: the SQL stores' order).
+ * `uniqueId` designates the subject's id.
  */
-import { UNIQUE_ID_ATTR, normalizeValue, type FilterNode } from './ast';
+import { UNIQUE_ID_ATTR, compareCodePoints, normalizeValue, type FilterNode } from './ast';
 
 export interface FilterSubject {
   uniqueId: string;
@@ -58,6 +60,14 @@ export function compileFilter(node: FilterNode): (subject: FilterSubject) => boo
           return (s) => valuesOf(s, attr).some((v) => v.startsWith(needle));
         case 'ew':
           return (s) => valuesOf(s, attr).some((v) => v.endsWith(needle));
+        case 'gt':
+          return (s) => valuesOf(s, attr).some((v) => compareCodePoints(v, needle) > 0);
+        case 'ge':
+          return (s) => valuesOf(s, attr).some((v) => compareCodePoints(v, needle) >= 0);
+        case 'lt':
+          return (s) => valuesOf(s, attr).some((v) => compareCodePoints(v, needle) < 0);
+        case 'le':
+          return (s) => valuesOf(s, attr).some((v) => compareCodePoints(v, needle) <= 0);
       }
     }
   }

@@ -11,6 +11,9 @@
  * (caseIgnoreMatch and caseIgnoreSubstringsMatch for uid, mail, the names and svc's attributes),
  * which is what the SCIM subset asks. `ne` is `(!(a=v))`, true for a subject without the attribute,
  * and `not` is `(!…)`: LDAP filters are two-valued on a present or absent attribute, as SQL's EXISTS.
+ * `ge`/`le` are RFC 4515's `>=`/`<=`, `gt`/`lt` those without equality (`(&(a>=v)(!(a=v)))`); they
+ * need an ORDERING rule in the attribute's type (svc's own attributes have caseIgnoreOrderingMatch),
+ * and candidateFilter asks only for the attribute's presence in their place (see there).
  */
 import { UNIQUE_ID_ATTR, type FilterNode } from './ast';
 
@@ -37,6 +40,14 @@ export function candidateFilter(node: FilterNode, negated = false): FilterNode |
       return negated ? { op: 'not', expr: node } : node;
     case 'ne':
       return negated ? { ...node, op: 'eq' } : undefined;
+    case 'gt':
+    case 'ge':
+    case 'lt':
+    case 'le':
+      // The directory's ordering is not svc's (it folds compatibility forms and spaces before it
+      // compares, and most attribute types have no ordering rule at all: Undefined, no match), so
+      // it narrows nothing safely; what it does say is that the attribute is there.
+      return negated ? undefined : { op: 'pr', attr: node.attr };
     default:
       return negated ? undefined : node;
   }
@@ -87,6 +98,15 @@ export function filterToLdap(node: FilterNode, attribute: (name: string) => stri
           return v === '' ? `(${a}=*)` : `(${a}=*${v})`;
         case 'co':
           return v === '' ? `(${a}=*)` : `(${a}=*${v}*)`;
+        // Every value is ≥ "" and none (a directory holds no empty value) is ≤ "".
+        case 'ge':
+          return v === '' ? `(${a}=*)` : `(${a}>=${v})`;
+        case 'gt':
+          return v === '' ? `(${a}=*)` : `(&(${a}>=${v})(!(${a}=${v})))`;
+        case 'le':
+          return v === '' ? '(!(objectClass=*))' : `(${a}<=${v})`;
+        case 'lt':
+          return v === '' ? '(!(objectClass=*))' : `(&(${a}<=${v})(!(${a}=${v})))`;
       }
     }
   }

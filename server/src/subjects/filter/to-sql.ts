@@ -21,6 +21,8 @@
  *    which is harmless because both sides are already lowercase; PostgreSQL's LIKE is exact. The
  *    PostgreSQL form writes the escape character as E'\\' so it holds whatever
  *    standard_conforming_strings says.
+ *  - `gt ge lt le` are `> >= < <=` on the `_lc` column: the same code-point order as
+ *    compareCodePoints in evaluate.ts (the binary/"C" collations above), served by the same index.
  *  - Every generated predicate is NULL-free (NOT NULL columns, EXISTS), so `NOT` is two-valued.
  *
  * Values are never interpolated: each one is pushed onto `params` and referred to by `?` (SQLite) or
@@ -106,6 +108,14 @@ export function filterToSql(node: FilterNode, dialect: SqlDialect, params: unkno
         return wrap(`${col} LIKE ${bind(`%${escapeLike(needle)}%`)} ${escapeClause}`);
       case 'ew':
         return wrap(`${col} LIKE ${bind(`%${escapeLike(needle)}`)} ${escapeClause}`);
+      case 'gt':
+        return wrap(`${col} > ${bind(needle)}`);
+      case 'ge':
+        return wrap(`${col} >= ${bind(needle)}`);
+      case 'lt':
+        return wrap(`${col} < ${bind(needle)}`);
+      case 'le':
+        return wrap(`${col} <= ${bind(needle)}`);
     }
   };
 
