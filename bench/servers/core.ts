@@ -31,7 +31,7 @@ import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { seedDemo } from '../../server/src/demo/demo';
-import { createLogger } from '../../common/src/log';
+import { createLogger, logDestination } from '../../common/src/log';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { startServer, type RunningServer } from '../../server/src/server';
 import type { Attributes } from '../../server/src/subjects/subject';
@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   if (process.env.BENCH_LOG_REQUESTS) document.log = { requests: process.env.BENCH_LOG_REQUESTS };
   const config = buildConfig(document, {});
   const logger =
-    values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: pino.destination({ dest: join(dataDir, 'svc.log'), sync: false }) });
+    values.log === 'silent' ? pino({ level: 'silent' }) : createLogger({ level: values.log, destination: logDestination(join(dataDir, 'svc.log')) });
   const running = await startServer(config, { logger });
   onStop(async () => {
     await running.close();

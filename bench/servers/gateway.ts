@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { logDestination } from '../../common/src/log';
 import { MemoryNonceStore } from '../../common/src/memory-nonce-store';
 import { buildGatewayConfig, startGateway } from '../../gateway/src/index';
 import { onStop, report } from '../lib/child';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
       ...(values.redis ? { redis: { url: values.redis, ...(values.prefix ? { prefix: values.prefix } : {}) } } : {}),
     },
   });
-  const destination = process.env.BENCH_GATEWAY_LOG === 'stderr' ? pino.destination(2) : pino.destination({ dest: join(dir, 'gateway.log'), sync: false });
+  const destination = process.env.BENCH_GATEWAY_LOG === 'stderr' ? pino.destination(2) : logDestination(join(dir, 'gateway.log'));
   const logger =
     values.log === 'silent'
       ? pino({ level: 'silent' })
