@@ -61,6 +61,8 @@ export class AttributeNotWritable extends make(400, 'attribute_not_writable', 'A
 export class InvalidFilter extends make(400, 'invalid_filter', 'Invalid filter') {}
 export class InvalidOperation extends make(400, 'invalid_operation', 'Operation does not fit the resource') {}
 export class WeakPassword extends make(400, 'weak_password', 'Password does not meet the policy') {}
+/** SPEC 16: a mailed link's token that is unknown, used or expired. */
+export class InvalidToken extends make(400, 'invalid_token', 'Invalid or expired link') {}
 export class AuthenticationRequired extends make(401, 'authentication_required', 'Authentication required') {}
 export class SessionExpired extends make(401, 'session_expired', 'Session expired') {}
 /** A session ended by its subject's password change or reset, disable or delete (SPEC section 4): log in again, never renew. */

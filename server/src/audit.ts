@@ -17,7 +17,9 @@ export type AuditEvent =
   | 'forwarded_for_ignored'
   | 'password_hash_refused'
   /** A second factor enrolled, confirmed, removed (SPEC 15): never its secret nor a code. */
-  | 'second_factor';
+  | 'second_factor'
+  /** A message sent, failed or dropped (SPEC 16): its kind and subject, never its token. */
+  | 'mail';
 
 /** Who acted: on every audit line (SPEC section 8), null where the event has none. */
 export interface AuditParties {

@@ -40,6 +40,10 @@ import { Decisions } from './policy/decisions';
 import { FactorStore } from './otp/factor-store';
 import { SecondFactors, WRONG_CODE_LIMITS } from './otp/second-factors';
 import { MemoryUsedSteps } from './otp/used-steps';
+import { MailDelivery } from './mail/delivery';
+import { EmailFlows, MAILS_PER_SUBJECT } from './mail/email-flows';
+import type { MailStore } from './mail/mail-store';
+import { createMailStore } from './mail/mail-stores';
 
 export interface CoreOptions {
   logger?: Logger;
@@ -97,6 +101,12 @@ export class Core {
   readonly forgottenPassword: ForgottenPassword;
   /** Second factors (SPEC 15): enrollment, removal, a login's code. */
   readonly secondFactors: SecondFactors;
+  /** SPEC 16: recovery by link, verified registration, address changes (over the mail queue). */
+  readonly email: EmailFlows;
+  /** The mail queue's sender: started with the core when `mail` is configured. */
+  readonly mailDelivery: MailDelivery;
+  /** `mail.queue`'s store, opened at first use. */
+  private mailStore?: MailStore;
   /** `otp.sqlite` in the data directory, opened at first use. */
   private factorStore?: FactorStore;
   private otpKey?: Buffer;
@@ -146,6 +156,7 @@ export class Core {
       perAddress: this.attemptLimiter('registrations', () => ({ limit: this.config.settings.registrationLimit.perAddress, window: this.config.settings.registrationLimit.windowSeconds })),
       subjects: this.subjects,
       audit: this.audit,
+      email: () => this.email,
     });
     this.decisions = new Decisions({
       pdp: () => this.derived.pdp,
@@ -196,6 +207,34 @@ export class Core {
     // Last: they read the configuration and the stores above as they are built.
     this.logins = new LoginService(this);
     this.forgottenPassword = new ForgottenPassword(this);
+    this.mailDelivery = new MailDelivery({
+      store: () => this.mail(),
+      settings: () => this.config.mail,
+      compose: (mail) => this.email.compose(mail),
+      audit: this.audit,
+      log: this.log,
+      now: this.now,
+    });
+    this.email = new EmailFlows({
+      config: current,
+      store: () => this.mail(),
+      delivery: () => this.mailDelivery,
+      subjects: this.subjects,
+      accounts: this.accounts,
+      perSubject: this.attemptLimiter('mails', () => MAILS_PER_SUBJECT),
+      starts: this.forgottenPassword.starts,
+      audit: this.audit,
+      now: this.now,
+      endSubjectSessions: (contextId, uniqueId, reason) => this.endSubjectSessions(contextId, uniqueId, reason),
+    });
+    this.subjects.onChange(async (contextId, uniqueId, change) => {
+      if (change === 'deleted' && this.mailStore) await this.mailStore.clearUnverified(contextId, uniqueId).catch(() => false);
+    });
+  }
+
+  /** The mail queue's store (`mail.queue`), opened at first use. */
+  private mail(): MailStore {
+    return (this.mailStore ??= createMailStore(this.config, this.log));
   }
 
   /** Attempt limits kept where the sessions are: shared by every core sharing a Redis session store. */
@@ -293,6 +332,11 @@ export class Core {
     await this.sessionStore.open?.();
     await Promise.all([...this.stores.values()].map((store) => store.open?.()));
     this.subjectEvents.start();
+    if (this.config.mail) {
+      await this.mail().open();
+      this.mailDelivery.start();
+      this.email.start();
+    }
     // Cores sharing sessions share the key of stateless cookies too: a visitor's flow moves freely.
     await this.sessionStore.statelessKey?.((key) => this.sessions.useSigningKey(key));
     // Likewise the decoy questions' key: an unknown name gets the same questions from every core.
@@ -362,6 +406,9 @@ export class Core {
 
   async close(): Promise<void> {
     this.subjectEvents.stop();
+    this.email.stop();
+    await this.mailDelivery.stop();
+    await this.mailStore?.close();
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     this.factorStore?.close();

@@ -15,6 +15,8 @@ export const PROBLEM_CODES = [
   'invalid_filter',
   'invalid_operation',
   'weak_password',
+  /** A mailed link's token (SPEC 16) that is unknown, used or expired. */
+  'invalid_token',
   'authentication_required',
   'session_expired',
   /** The session was ended by its subject's password change or reset, disable or delete: never logged in again by itself. */

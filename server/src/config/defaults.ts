@@ -112,3 +112,10 @@ export const DEFAULT_SESSIONS = {
 
 /** `server.tls` when the section is given: no proxy's X-Forwarded-Client-Cert counts until listed. */
 export const DEFAULT_TLS: Pick<TlsSettings, 'xfccPeers'> = { xfccPeers: [] };
+
+/** `mail` without its server and base: port 587 with STARTTLS required, the queue in SQLite, retries from 5 s doubling up to 15 min. */
+export const DEFAULT_MAIL = {
+  smtp: { port: 587, secure: false, requireTLS: true },
+  queue: 'sqlite',
+  retry: { initialSeconds: 5, maxSeconds: 15 * 60 },
+} as const;

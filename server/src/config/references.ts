@@ -4,6 +4,8 @@ import { ldapAttributeProblems } from './ldap-attributes';
 import { OWASP_SCRYPT_SETTINGS, formatScryptSetting, isOwaspScryptSetting } from '../passwords/phc';
 
 const MIN_SECRET_LENGTH = 43;
+/** The attribute that holds a subject's address (SPEC 16). */
+export const MAIL_ATTRIBUTE = 'mail';
 
 /**
  * The checks a JSON Schema cannot express: every id a section refers to exists, ids are unique, and
@@ -54,11 +56,20 @@ export function checkReferences(document: unknown): string[] {
       if (!known(name)) problems.push(`${at}.registration.attributes[${j}]: unknown attribute "${name}"`);
     });
     const forgotten = objectOr(context.forgottenPassword);
-    if (forgotten.enabled === true) {
+    const methods = Array.isArray(forgotten.methods) ? forgotten.methods : ['questions'];
+    if (forgotten.enabled === true && methods.includes('questions')) {
       for (const key of ['questionsAttribute', 'answersAttribute'] as const) {
         const name = forgotten[key];
         if (isString(name) && !attribute(name)) problems.push(`${at}.forgottenPassword.${key}: unknown attribute "${name}"`);
       }
+    }
+    // SPEC 16: mail goes to the subject's `mail`, so a context that mails needs the attribute and the section.
+    const mails: string[] = [];
+    if (objectOr(context.registration).verifyEmail === true) mails.push('registration.verifyEmail');
+    if (forgotten.enabled === true && methods.includes('email')) mails.push('forgottenPassword.methods');
+    for (const where of mails) {
+      if (!config.mail) problems.push(`${at}.${where}: needs a "mail" section`);
+      if (attribute(MAIL_ATTRIBUTE)?.type !== 'email') problems.push(`${at}.${where}: needs an attribute "${MAIL_ATTRIBUTE}" of type "email"`);
     }
   });
 
@@ -156,6 +167,10 @@ export function checkReferences(document: unknown): string[] {
   if (sessions.store === 'redis' && isString(redis.url) && (redis.password === undefined || isString(redis.password))) {
     problems.push(...redisSettingsProblems('sessions.redis', redis.url, redis.password));
   }
+  const mail = objectOr(config.mail);
+  if (mail.queue === 'postgres' && !stores.postgres) problems.push('mail.queue: "postgres" needs a "stores.postgres" section');
+  const smtp = objectOr(mail.smtp);
+  if ((smtp.user === undefined) !== (smtp.password === undefined)) problems.push('mail.smtp: "user" and "password" go together');
   return problems;
 }
 

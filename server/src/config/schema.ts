@@ -1,5 +1,5 @@
 import { logSchema } from '../../../common/src/request-log-settings';
-import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
+import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_MAIL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -155,7 +155,7 @@ export const configSchema = {
             type: 'object',
             additionalProperties: false,
             default: {},
-            properties: { enabled: { type: 'boolean', default: false }, attributes: { ...stringList, default: [] } },
+            properties: { enabled: { type: 'boolean', default: false }, attributes: { ...stringList, default: [] }, verifyEmail: { type: 'boolean', default: false } },
           },
           forgottenPassword: {
             type: 'object',
@@ -165,6 +165,7 @@ export const configSchema = {
               enabled: { type: 'boolean', default: false },
               questionsAttribute: { type: 'string', default: 'passwordQuestions' },
               answersAttribute: { type: 'string', default: 'passwordAnswers' },
+              methods: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: ['questions', 'email'] }, default: ['questions'] },
             },
           },
           adminRoles: { type: 'array', items: { type: 'string', minLength: 1 }, uniqueItems: true, default: [...DEFAULT_ADMIN_ROLES] },
@@ -275,6 +276,40 @@ export const configSchema = {
       },
     },
     log: { ...logSchema, default: {} },
+    mail: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['smtp', 'publicBase'],
+      properties: {
+        smtp: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['host', 'from'],
+          properties: {
+            host: { type: 'string', minLength: 1 },
+            port: { type: 'integer', minimum: 1, maximum: 65535, default: DEFAULT_MAIL.smtp.port },
+            secure: { type: 'boolean', default: DEFAULT_MAIL.smtp.secure },
+            requireTLS: { type: 'boolean', default: DEFAULT_MAIL.smtp.requireTLS },
+            ca: { type: 'string', minLength: 1 },
+            user: { type: 'string', minLength: 1 },
+            password: { type: 'string', minLength: 1 },
+            from: { type: 'string', minLength: 3 },
+          },
+        },
+        publicBase: { type: 'string', pattern: '^https?://[^/?#]+(/[^?#]*)?$' },
+        linkOrigins: { type: 'array', items: { type: 'string', pattern: '^https?://[^/?#]+$' }, default: [] },
+        queue: { enum: ['sqlite', 'postgres'], default: DEFAULT_MAIL.queue },
+        retry: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: {
+            initialSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 3600, default: DEFAULT_MAIL.retry.initialSeconds },
+            maxSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 86400, default: DEFAULT_MAIL.retry.maxSeconds },
+          },
+        },
+      },
+    },
     sessions: {
       type: 'object',
       additionalProperties: false,

@@ -31,14 +31,18 @@ export interface ContextConfig {
     password?: string;
   };
   searchAttributes: string[];
-  registration: { enabled: boolean; attributes: string[] };
-  forgottenPassword: { enabled: boolean; questionsAttribute: string; answersAttribute: string };
+  /** `verifyEmail` (SPEC 16): a registrant's address is verified by a mailed link before the subject may log in. */
+  registration: { enabled: boolean; attributes: string[]; verifyEmail: boolean };
+  /** `methods` (SPEC 16): the security questions, a mailed link, or both. */
+  forgottenPassword: { enabled: boolean; questionsAttribute: string; answersAttribute: string; methods: ForgottenPasswordMethod[] };
   /**
    * `adminRoles` (SPEC section 6): holders of any of these `roles` values are the context's admins,
    * for attribute mutability and the shipped default policies. Role names live only in configuration.
    */
   adminRoles: string[];
 }
+
+export type ForgottenPasswordMethod = 'questions' | 'email';
 
 export type AuthenticatorKind = 'Anonymous' | 'UserPass' | 'Token';
 export type AuthenticatorVariant = 'anonymous' | 'service' | 'system' | 'idpSession' | 'httpHeader' | 'clientPrincipal' | 'clientCertificate';
@@ -298,6 +302,35 @@ export interface SessionSettings {
   redis: RedisSettings;
 }
 
+/**
+ * `mail` (SPEC 16): how svc sends mail (nodemailer over SMTP), where its links point, and where the
+ * queue of messages to send is kept.
+ */
+export interface MailSettings {
+  smtp: {
+    host: string;
+    port: number;
+    /** TLS from the first byte (port 465); otherwise STARTTLS, required unless `requireTLS` is false. */
+    secure: boolean;
+    /** Refuse to send without STARTTLS (when not `secure`). */
+    requireTLS: boolean;
+    /** PEM file of the CAs that may sign the SMTP server's certificate (the system's when absent). */
+    ca?: string;
+    user?: string;
+    password?: string;
+    /** The From address of every message. */
+    from: string;
+  };
+  /** The origin and context root links are built from: `https://id.example.com/svc`. */
+  publicBase: string;
+  /** Origins a request's `returnTo` may name (the portal's); links then point there. */
+  linkOrigins: string[];
+  /** Where the queue and the tokens' hashes live: `mail.sqlite` in the data directory, or `stores.postgres`. */
+  queue: 'sqlite' | 'postgres';
+  /** Back-off of a message whose sending failed: the first wait and the longest, in seconds. */
+  retry: { initialSeconds: number; maxSeconds: number };
+}
+
 export interface SvcConfig {
   server: ServerSettings;
   /** The file's `global` section, typed (settings.ts). */
@@ -313,6 +346,8 @@ export interface SvcConfig {
   sessions: SessionSettings;
   /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
   log: LogSettings;
+  /** SPEC 16: absent, svc sends no mail (and no context may need it). */
+  mail?: MailSettings;
 }
 
 /** The validated document before settings.ts maps its `global` section: what the file holds. */

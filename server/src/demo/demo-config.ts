@@ -25,8 +25,8 @@ function context(id: string, registration: boolean, forgottenPassword: boolean):
     store: 'sqlite',
     definition: { attributes, authenid: ['mail'], password: 'password' } as unknown as ContextConfig['definition'],
     searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName'],
-    registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [] },
-    forgottenPassword: { enabled: forgottenPassword, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers' },
+    registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [], verifyEmail: false },
+    forgottenPassword: { enabled: forgottenPassword, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers', methods: ['questions'] },
     // The role of the seeded alice (demo.ts) and of the portal's Administration page (demo-portal.ts).
     adminRoles: ['admin'],
   };

@@ -78,7 +78,8 @@ export class ForgottenPassword {
 
   private settings(contextId: string) {
     const { config } = this.core.subjects.context(contextId);
-    if (!config.forgottenPassword.enabled) throw new NotFound(`context ${contextId} has no forgotten-password flow`);
+    // SPEC 16: a context whose `methods` leave the questions out recovers by link only.
+    if (!config.forgottenPassword.enabled || !config.forgottenPassword.methods.includes('questions')) throw new NotFound(`context ${contextId} has no forgotten-password flow`);
     return config;
   }
 

@@ -5,6 +5,7 @@ import type { AttributeInput } from '../subjects/attributes';
 import type { StoredSubject } from '../subjects/subject';
 import type { SubjectService } from '../subjects/subject-service';
 import { takeSlot, type AttemptLimiter } from './attempt-limiter';
+import type { EmailFlows, VerificationSent } from '../mail/email-flows';
 
 export interface RegistrationInput {
   contextId: string;
@@ -28,14 +29,23 @@ export class Registrations {
   /** Registration attempts per address, failed ones too (SPEC section 7). */
   readonly perAddress: AttemptLimiter;
 
-  constructor(private readonly deps: { perAddress: AttemptLimiter; subjects: SubjectService; audit: Audit }) {
+  constructor(private readonly deps: { perAddress: AttemptLimiter; subjects: SubjectService; audit: Audit; email?: () => EmailFlows }) {
     this.perAddress = deps.perAddress;
   }
 
-  async register(input: RegistrationInput): Promise<StoredSubject> {
+  /**
+   * The subject created, or, in a context that verifies addresses (SPEC 16), VERIFICATION_SENT
+   * whether the address was new (an unverified subject and a link) or taken (a notice to its holder).
+   */
+  async register(input: RegistrationInput): Promise<StoredSubject | VerificationSent> {
     await takeSlot(this.perAddress, input.peer, 'too many registrations from this address; try again later');
-    const created = await this.deps.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
-    this.deps.audit.record({ ...partiesOf(input.session, input.peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId: input.contextId, uniqueId: created.uniqueId }), session: input.session.handle, peer: input.peer });
-    return created;
+    const create = async () => {
+      const created = await this.deps.subjects.create(input.contextId, input.uniqueId, input.attributes, 'registrant');
+      this.deps.audit.record({ ...partiesOf(input.session, input.peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId: input.contextId, uniqueId: created.uniqueId }), session: input.session.handle, peer: input.peer });
+      return created;
+    };
+    const email = this.deps.email?.();
+    if (email?.verifies(input.contextId)) return email.register(input.contextId, input.uniqueId, input.attributes, create);
+    return create();
   }
 }

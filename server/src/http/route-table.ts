@@ -15,6 +15,9 @@ import { homePageStep } from './routes/home';
 import { loginRoutes } from './routes/login';
 import { otp } from './routes/otp';
 import { registerRoutes } from './routes/register';
+import { mailResource, resendRoutes, resetRequestRoutes, resetUseRoutes, verifyRoutes } from './routes/mail';
+import { resetPageRoutes, verifyPageRoutes } from './routes/mail-pages';
+import { pathIds } from './rest-resource';
 import { session } from './routes/session';
 import { events } from './routes/events';
 import { subject, subjectCollection } from './routes/subjects';
@@ -122,17 +125,25 @@ export function coreRoutes(s: HttpServices): Route[] {
     ...rest(lockout(s)),
     ...rest(events(s)),
     ...rest(otp(s)),
+    ...rest(mailResource(s)),
     ...rest(session('/session')),
     ...rest(session('/sessioninfo')),
     ...onBothMounts(authzOnCollection.path, authzOnCollection.steps),
     ...onBothMounts(authzOnSubject.path, authzOnSubject.steps),
     ...onBothMounts('/contexts/:contextId/subjects/:subjectId/password/forgot', untargeted(forgotRoutes(s))),
+    // SPEC 16: recovery by link and address verification, for visitors (no target a check could name).
+    ...onBothMounts('/contexts/:contextId/password-reset', [pathIds, ...untargeted(resetRequestRoutes(s))]),
+    ...onBothMounts('/password-reset', untargeted(resetUseRoutes(s))),
+    ...onBothMounts('/contexts/:contextId/email-verification', [pathIds, ...untargeted(resendRoutes(s))]),
+    ...onBothMounts('/email-verification', untargeted(verifyRoutes(s))),
     { path: '/', at: 'root', steps: untargeted({ GET: [asPage, homePageStep(s)] }) },
     { path: '/login', at: 'root', steps: untargeted(login.login) },
     { path: '/logout', at: 'root', steps: untargeted(login.logout) },
     { path: '/anon/login-error', at: 'root', steps: untargeted(login.loginError) },
     { path: '/anon/register', at: 'root', steps: untargeted(registerRoutes(s)) },
     { path: '/anon/forgot', at: 'root', steps: untargeted(forgotPageRoutes(s)) },
+    { path: '/anon/reset', at: 'root', steps: untargeted(resetPageRoutes(s)) },
+    { path: '/anon/verify', at: 'root', steps: untargeted(verifyPageRoutes(s)) },
     { path: '/access/v1/evaluation', at: 'root', steps: untargeted(access.evaluation) },
     { path: '/access/v1/evaluations', at: 'root', steps: untargeted(access.evaluations) },
     { path: '/config', at: 'root', steps: [auth, config.guard, byMethod(config.config)] },

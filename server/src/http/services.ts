@@ -10,6 +10,7 @@ import type { Accounts } from '../login/account';
 import type { LoginService } from '../login/login-service';
 import type { Metrics } from '../metrics';
 import type { SecondFactors } from '../otp/second-factors';
+import type { EmailFlows } from '../mail/email-flows';
 import type { Decisions } from '../policy/decisions';
 import type { PresentedCertificate } from '../certificates/presented-certificate';
 import type { SessionManager } from '../sessions/session-manager';
@@ -39,6 +40,8 @@ export interface HttpServices {
   registrations: Registrations;
   forgottenPassword: ForgottenPassword;
   secondFactors: SecondFactors;
+  /** SPEC 16: recovery by link, verified registration, address changes. */
+  email: EmailFlows;
   /** The running configuration (a request takes it once, as it arrives: `Exchange.config`). */
   config(): SvcConfig;
   client(id: string): ClientConfig | undefined;
@@ -75,6 +78,7 @@ export function servicesOf(core: Core, reload?: HttpServices['reload']): HttpSer
     registrations: core.registrations,
     forgottenPassword: core.forgottenPassword,
     secondFactors: core.secondFactors,
+    email: core.email,
     config: () => core.config,
     client: (id) => core.client(id),
     authenticator: (id) => core.authenticator(id),

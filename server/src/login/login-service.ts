@@ -65,7 +65,10 @@ class NameResolutions {
 }
 
 /** What a login uses of the core: sessions, lockout and nonces, the running clients and authenticators, hashing, audit and metrics. */
-export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator' | 'secondFactors'> & CertificateValidationDeps;
+export type LoginDeps = Pick<Core, 'sessions' | 'lockout' | 'nonces' | 'hasher' | 'audit' | 'metrics' | 'now' | 'config' | 'client' | 'authenticator' | 'secondFactors' | 'email'> & CertificateValidationDeps;
+
+/** SPEC 16: the detail of a correct password of a registrant who has not followed the link yet. */
+export const UNVERIFIED_DETAIL = 'Confirm your e-mail address first';
 
 /** The parameters of the second step (SPEC 15): fixed names, like the seed's `goto`. */
 export const OTP_PARAM = SECOND_FACTOR_PARAMETERS.otp;
@@ -157,6 +160,11 @@ export class LoginService {
         throw new LoginFailed('Login failed.');
       }
       await this.lockout.release(reservation, key !== undefined && subjects.includes(key) ? key : undefined);
+      if (result.principal && (await core.email.unverified(result.principal.contextId, result.principal.uniqueId))) {
+        // SPEC 16: only after a correct password, so this tells nothing a wrong guess could learn.
+        this.fail({ ...audit, subject: key }, 'unverified');
+        throw new LoginFailed(UNVERIFIED_DETAIL);
+      }
       if (factor && result.principal && request.otp === undefined) {
         // Only now, after a correct password, does the answer differ from a wrong password's.
         this.fail({ ...audit, subject: key }, 'otp_required');

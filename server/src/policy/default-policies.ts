@@ -39,12 +39,12 @@ function contextAdminPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'adm
  * denial, the SYSTEM-only config area and the own-password rule are added by the policy decision
  * point to every policy set, so a configuration cannot lift them.
  */
-export function defaultPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'registration' | 'adminRoles'>[]): PolicyConfig[] {
+export function defaultPolicies(contexts: readonly (Pick<ContextConfig, 'id' | 'adminRoles'> & { registration: Pick<ContextConfig['registration'], 'enabled' | 'attributes'> })[]): PolicyConfig[] {
   return [
     { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
     { id: 'everyone-describes-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['contexts/.'] },
-    { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`, `${SELF}/otp`] },
+    { id: 'user-manages-self', effect: 'allow', sessionTypes: ['USER'], operations: ['READ', 'UPDATE'], targets: [SELF, `${SELF}/password`, `${SELF}/otp`, `${SELF}/mail`] },
     // What happened to one's own account (SPEC 10.4): read only.
     { id: 'user-reads-own-events', effect: 'allow', sessionTypes: ['USER'], operations: ['READ'], targets: [`${SELF}/events`] },
     ...contextAdminPolicies(contexts),

@@ -3,13 +3,15 @@
  * and the SOAP service): who writes, the registrant's path, the audit line, the ETag. Knows no HTTP:
  * a transport reads its own body and headers, calls these, and writes its own answer.
  */
-import { InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed, StepUpRequired } from '../../../common/src/errors';
+import { AttributeNotWritable, InvalidAttributes, InvalidRequest, MalformedBody, PreconditionFailed, StepUpRequired } from '../../../common/src/errors';
 import { principalName } from '../../../common/src/principal-name';
 import type { WireValue } from '../../../common/src/wire/xml';
 import { partiesOf } from '../audit';
 import type { Audit } from '../audit';
 import type { SvcConfig } from '../config/types';
 import type { Registrations } from '../flows/registration';
+import type { VerificationSent } from '../mail/email-flows';
+import { MAIL_ATTRIBUTE } from '../config/references';
 import { holdsAdminRole } from '../policy/admin-roles';
 import type { Principal, Session } from '../sessions/session';
 import type { Writer } from './attributes';
@@ -99,8 +101,11 @@ export class SubjectOperations {
     return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
   }
 
-  /** CREATE: an anonymous caller's is a registration (its throttle and the registrant's attributes). */
-  async create(actor: Actor, contextId: string, input: SubjectInput): Promise<StoredSubject> {
+  /**
+   * CREATE: an anonymous caller's is a registration (its throttle and the registrant's attributes);
+   * in a context that verifies addresses, its answer is VERIFICATION_SENT, whatever happened (SPEC 16).
+   */
+  async create(actor: Actor, contextId: string, input: SubjectInput): Promise<StoredSubject | VerificationSent> {
     const writer = await this.writerOf(actor.session, contextId);
     const { session, peer } = actor;
     if (writer === 'registrant') return this.deps.registrations.register({ contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
@@ -116,6 +121,15 @@ export class SubjectOperations {
     const version = expectedVersion(ifMatch);
     this.assertPasswordWritable(actor.session, contextId, subjectId, input);
     const writer = await this.writerOf(actor.session, contextId, subjectId);
+    if (writer === 'self' && this.deps.config().mail && Object.hasOwn(input.attributes, MAIL_ATTRIBUTE)) {
+      // SPEC 16: one's own address changes only through a link mailed to the new one.
+      const current = await this.deps.subjects.read(contextId, subjectId);
+      if (JSON.stringify(current.attributes[MAIL_ATTRIBUTE] ?? null) !== JSON.stringify(input.attributes[MAIL_ATTRIBUTE])) {
+        throw new AttributeNotWritable(`change your address with PUT …/contexts/${contextId}/subjects/${subjectId}/mail {"mail","password"}: a link goes to the new address`, {
+          errors: [{ path: `subject.attributes.${MAIL_ATTRIBUTE}`, message: 'changed through …/mail' }],
+        });
+      }
+    }
     const updated = await this.deps.subjects.update(contextId, subjectId, input.attributes, writer, version);
     this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
     return updated;

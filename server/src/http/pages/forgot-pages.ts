@@ -6,6 +6,8 @@ export interface ForgotStep {
   action: string;
   contextId: string;
   problem?: PageProblem;
+  /** SPEC 16: the page that mails a link instead, where the context offers both. */
+  linkUrl?: string;
 }
 
 const problemOf = (step: ForgotStep) => (step.problem ? problemBlock(step.problem) : html``);
@@ -17,7 +19,7 @@ export function forgotIdForm(step: ForgotStep, id = ''): Html {
 ${hidden({ step: 'id', context: step.contextId })}
 <label for="id">User id</label><input id="id" name="id" value="${id}" autocomplete="username" required maxlength="256">
 <button type="submit">Continue</button>
-</form>`;
+</form>${step.linkUrl ? html`<p><a href="${step.linkUrl}">Get a link by e-mail instead</a></p>` : html``}`;
 }
 
 /** Step 2: the account's questions (or decoys: the page cannot tell, and neither can the visitor). */

@@ -47,3 +47,9 @@ ${form.fields.map(input)}
 export function registeredPage(uniqueId: string, contextId: string, loginUrl: string): Html {
   return html`<p class="notice">The account <strong>${uniqueId}</strong> was created in ${contextId}.</p><p><a href="${loginUrl}">Log in</a></p>`;
 }
+
+/** SPEC 16: the answer to a registration that verifies its address, the same whether it was new or taken. */
+export function checkMailPage(contextId: string, resendUrl: string): Html {
+  return html`<p class="notice" role="status">Check your mail: we sent a link to the address you gave. Follow it within 24 hours to finish registering in ${contextId}, then log in.</p>
+<p>Nothing arrived after a few minutes? Look in your spam folder, or <a href="${resendUrl}?context=${contextId}">ask for a new link</a>.</p>`;
+}

@@ -21,7 +21,7 @@ const MAX_ANSWERS = 10;
 
 /** The context of the flow: the one named, or the first with the forgotten-password flow on. */
 function chosenContext(config: SvcConfig, id: string | undefined): ContextConfig {
-  const open = config.contexts.filter((context) => context.forgottenPassword.enabled);
+  const open = config.contexts.filter((context) => context.forgottenPassword.enabled && context.forgottenPassword.methods.includes('questions'));
   const found = id === undefined ? open[0] : open.find((context) => context.id === id);
   if (!found) throw new NotFound(id === undefined ? 'no context has the forgotten-password flow' : `context ${id} has no forgotten-password flow`);
   return found;
@@ -109,7 +109,8 @@ export const forgotPageRoutes = (s: Pick<HttpServices, 'forgottenPassword'>) => 
     step('forgotIdForm', (x) => {
       const context = chosenContext(x.config, queryParam(x.req, 'context'));
       assertVisitor(x);
-      show(x.res, undefined, forgotIdForm({ action: `${x.config.server.contextRoot}/anon/forgot`, contextId: context.id }));
+      const byLink = x.config.mail !== undefined && context.forgottenPassword.methods.includes('email');
+      show(x.res, undefined, forgotIdForm({ action: `${x.config.server.contextRoot}/anon/forgot`, contextId: context.id, linkUrl: byLink ? `${x.config.server.contextRoot}/anon/reset?context=${encodeURIComponent(context.id)}` : undefined }));
     }),
   ],
   POST: [asPage, readBody(BODY_LIMIT), sameOrigin, step('forgotStep', (x) => postForgot(s.forgottenPassword, x))],

@@ -9,7 +9,7 @@ import { asPage, authorizePage } from '../page-access';
 import { sameOrigin } from '../same-origin';
 import type { PageProblem } from '../pages/error-pages';
 import { sendPage } from '../pages/html';
-import { registeredPage, registerForm, type RegisterField } from '../pages/register-pages';
+import { checkMailPage, registeredPage, registerForm, type RegisterField } from '../pages/register-pages';
 import type { HttpServices } from '../services';
 
 /** A registration form is a handful of short fields. */
@@ -91,6 +91,7 @@ const registerSubmit = (s: Pick<HttpServices, 'decisions' | 'registrations'>): S
     if (!(await authorizePage(s.decisions, x, 'CREATE', `contexts/${context.id}/subjects`, self))) return;
     try {
       const created = await s.registrations.register({ contextId: context.id, uniqueId: params.uniqueId, attributes: attributesOf(context, params), session: state.session, peer: state.peer });
+      if (!('uniqueId' in created)) return sendPage(res, 202, 'Check your mail', checkMailPage(context.id, `${root}/anon/verify`));
       sendPage(res, 201, 'Registered', registeredPage(created.uniqueId, context.id, `${root}/login`));
     } catch (error) {
       const problem = formProblem(error);

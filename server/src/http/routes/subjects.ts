@@ -38,6 +38,8 @@ export const subjectCollection = (s: Services): RestResource => ({
     POST: step('createSubject', async ({ req, res, ids, state, mount }) => {
       const contextId = ids.contextId!;
       const created = await s.subjectOperations.create(state, contextId, subjectBody(req));
+      // SPEC 16: a registration that verifies its address says the same whether it was new or taken.
+      if (!('uniqueId' in created)) return sendDocument(req, res, 202, { status: created.status }, { xmlRoot: 'registration' });
       res.setHeader('Location', `${mount}/contexts/${encodeURIComponent(contextId)}/subjects/${encodeURIComponent(created.uniqueId)}`);
       sendSubject(s, req, res, 201, contextId, created);
     }),

@@ -78,7 +78,12 @@ const OPS: Record<OperationName, SoapOperation> = {
     async perform(s, state, p) {
       const contextId = contextOf(s, p);
       await s.decisions.authorize(state, 'CREATE', collection(contextId));
-      return subjectAnswer(s, contextId, await s.subjectOperations.create(state, contextId, subjectOf(p.subject)));
+      // SPEC 16: a registration that verifies its address answers no subject (REST's 202, the page): not a SOAP answer.
+      const visitor = !state.session.principal && state.session.type !== 'SYSTEM';
+      if (visitor && s.subjects.context(contextId).config.registration.verifyEmail) throw new InvalidRequest('this context verifies a registrant\'s address: register through REST or the registration page');
+      const created = await s.subjectOperations.create(state, contextId, subjectOf(p.subject));
+      if (!('uniqueId' in created)) throw new InvalidRequest('this context verifies a registrant\'s address: register through REST or the registration page');
+      return subjectAnswer(s, contextId, created);
     },
   },
   read: {
