@@ -15,8 +15,16 @@ export interface CorePoolOptions {
   metrics: GatewayMetrics;
 }
 
+/** Where a core's requests go: its origin and its `{base}` path without a trailing slash. */
+export interface CoreTarget {
+  origin: string;
+  prefix: string;
+}
+
 export class CorePool {
   readonly #cores: readonly string[];
+  /** Each core's target, parsed once: the cores are fixed for the pool's life. */
+  readonly #targets: ReadonlyMap<string, CoreTarget>;
   readonly #failed = new Set<string>();
   readonly #options: CorePoolOptions;
   #next = 0;
@@ -24,6 +32,10 @@ export class CorePool {
 
   constructor(cores: readonly string[], options: CorePoolOptions) {
     this.#cores = cores;
+    this.#targets = new Map(cores.map((core) => {
+      const base = new URL(core);
+      return [core, { origin: base.origin, prefix: base.pathname.replace(/\/$/, '') }];
+    }));
     this.#options = options;
     for (const core of cores) options.metrics.coreUp.set({ core }, 1);
   }
@@ -39,6 +51,13 @@ export class CorePool {
     const core = candidates[this.#next % candidates.length];
     this.#next = (this.#next + 1) % 1_000_000;
     return core;
+  }
+
+  /** The origin and path prefix of one of the pool's cores. */
+  target(core: string): CoreTarget {
+    const target = this.#targets.get(core);
+    if (target === undefined) throw new Error(`not a core of this gateway: ${core}`);
+    return target;
   }
 
   markFailed(core: string): void {

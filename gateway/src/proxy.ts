@@ -24,7 +24,7 @@ import type { VerifiedPrincipal } from '../../common/src/assertion/principal-ass
 import { BadGateway } from '../../common/src/errors';
 import { applySetCookie, cookieValue } from './cookie-jar';
 import { CoreUnreachable, toGatewayError } from './core-errors';
-import type { CorePool } from './core-pool';
+import type { CorePool, CoreTarget } from './core-pool';
 import { freshVisitor, type CoreSession, type CoreSessions } from './core-sessions';
 import type { GatewayMetrics } from './observability';
 import { VISITOR_ADDRESS_HEADER, type SignVisitorAddress } from './visitor-address';
@@ -103,7 +103,7 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
     const value = answer.headers[name];
     if (value !== undefined) res.setHeader(name, value);
   }
-  const location = gatewayLocation(deps.root, session.core, answer.headers.location);
+  const location = gatewayLocation(deps.root, deps.pool.target(session.core), answer.headers.location);
   if (location !== undefined) res.setHeader('location', location);
   if (held instanceof CarriedVisitorSession) {
     const state = held.newState();
@@ -142,9 +142,8 @@ async function viaCore(deps: ProxyDeps, core: string, principal: VerifiedPrincip
  * and `{base}/access/v1/X` becomes `{root}/api/access/v1/X`. Anything else (another origin, a page
  * of the core) has no gateway path and is not passed.
  */
-function gatewayLocation(root: string, core: string, location: string | string[] | undefined): string | undefined {
+function gatewayLocation(root: string, { origin, prefix }: CoreTarget, location: string | string[] | undefined): string | undefined {
   if (typeof location !== 'string') return undefined;
-  const { origin, prefix } = coreTarget(core);
   let url: URL;
   try {
     url = new URL(location, `${origin}${prefix}/`);
@@ -157,20 +156,8 @@ function gatewayLocation(root: string, core: string, location: string | string[]
   return api === undefined ? undefined : `${root}/api${api}${url.search}`;
 }
 
-/** Each configured core's origin and path prefix, parsed once (cores are few and fixed). */
-const coreTargets = new Map<string, { origin: string; prefix: string }>();
-
-function coreTarget(core: string): { origin: string; prefix: string } {
-  let target = coreTargets.get(core);
-  if (!target) {
-    const base = new URL(core);
-    coreTargets.set(core, (target = { origin: base.origin, prefix: base.pathname.replace(/\/$/, '') }));
-  }
-  return target;
-}
-
 async function send(deps: ProxyDeps, session: CoreSession, principal: VerifiedPrincipal, outbound: Outbound): Promise<Dispatcher.ResponseData> {
-  const { origin, prefix } = coreTarget(session.core);
+  const { origin, prefix } = deps.pool.target(session.core);
   const headers: Record<string, string | string[]> = {};
   for (const name of FORWARDED_REQUEST_HEADERS) {
     const value = outbound.headers[name];
