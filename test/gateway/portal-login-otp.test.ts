@@ -15,10 +15,11 @@ import { employee, send, startCoreAndGateway, stopCoreAndGateway, type Answer, t
 
 const { users } = TEST_CREDENTIALS;
 /**
- * The core's clock: a step boundary 4.5 min before now, each code a step later. The gateway seals its
- * clientcred with the real time, which the core accepts within 300 s of its own clock.
+ * The core's clock: a step boundary 3.5 to 4 min before now, each code a step later (about ten in
+ * all). The gateway seals its clientcred with the real time, which the core accepts within 300 s of
+ * its own clock.
  */
-let clock = Math.floor((Date.now() - 270_000) / 30_000) * 30_000;
+let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
 const nextStep = () => (clock += 30_000);
 const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
 
@@ -61,8 +62,13 @@ describe('the …/otp resource through the gateway', () => {
   let secret: string;
 
   test('enrollment, confirmation and removal pass both ways; otp in the query is stripped', async () => {
+    const state = async () => (await send(gateway, otpPath('bob'), { user: employee('bob'), visitor: 'bob-portal-1' })).json<{ otp: unknown }>().otp;
+    expect((await loginStep({ user: 'bob', password: users.bob }, 'bob-portal-1')).status).toBe(200);
+    expect(await state()).toEqual({ state: 'none', recoveryCodesLeft: 0 });
     secret = await enroll('bob', 'bob-portal-1');
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(true);
+    // GET says whether there is one, never the secret.
+    expect(await state()).toEqual({ state: 'confirmed', recoveryCodesLeft: 10 });
     const from = seen.length;
     const stripped = await send(gateway, `${otpPath('bob')}?otp=123456&x=1`, { method: 'PUT', user: employee('bob'), visitor: 'bob-portal-1', ...json({ code: '000000' }) });
     expect(stripped.status).toBe(409);

@@ -61,6 +61,13 @@ export class SecondFactors {
     return this.deps.store().get(principal.contextId, principal.uniqueId)?.confirmed === true;
   }
 
+  /** GET …/otp: whether the subject has a factor (never the secret), and how many recovery codes are left. */
+  state(principal: Principal): { state: 'none' | 'pending' | 'confirmed'; recoveryCodesLeft: number } {
+    const factor = this.deps.store().get(principal.contextId, principal.uniqueId);
+    if (!factor) return { state: 'none', recoveryCodesLeft: 0 };
+    return { state: factor.confirmed ? 'confirmed' : 'pending', recoveryCodesLeft: factor.confirmed ? factor.recovery.length : 0 };
+  }
+
   /** POST …/otp: a new pending secret for the session's own subject, proved by its password; 409 when one is confirmed. */
   async enroll(contextId: string, uniqueId: string, password: string, by: Actor): Promise<Enrollment> {
     await this.deps.accounts.proveOwnPassword({ contextId, uniqueId, password, ...by }, 'password', 'otp_enroll_password');

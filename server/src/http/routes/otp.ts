@@ -14,18 +14,26 @@ function members<K extends string>(x: Exchange, names: readonly K[]): Record<K, 
 }
 
 /**
- * `{base}/contexts/{c}/subjects/{s}/otp` (SPEC 15), every method an UPDATE of its target: POST with
+ * `{base}/contexts/{c}/subjects/{s}/otp` (SPEC 15). GET (a READ) says whether the subject has a
+ * factor, never the secret: `{"otp":{"state":"none"|"pending"|"confirmed","recoveryCodesLeft":N}}`
+ * (Self-Service shows it, User Admin offers a removal only where there is one). Every other
+ * method is an UPDATE of its target: POST with
  * the password enrolls (201, the secret and its URI, shown this once), PUT with a first code
  * confirms (200, the recovery codes, shown this once), DELETE with the password and a code removes
  * one's own, DELETE without a body another's (at level 3, or SYSTEM).
  */
 export const otp = (s: Pick<HttpServices, 'secondFactors'>): RestResource => ({
   path: '/contexts/:contextId/subjects/:subjectId/otp',
-  methods: { POST: 'UPDATE', PUT: 'UPDATE', DELETE: 'UPDATE' },
-  fits: ['UPDATE'],
+  methods: { GET: 'READ', POST: 'UPDATE', PUT: 'UPDATE', DELETE: 'UPDATE' },
+  fits: ['READ', 'UPDATE'],
   name: 'this resource',
   target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}/otp`,
   perform: {
+    GET: step('readOtp', (x) => {
+      const state = s.secondFactors.state({ contextId: x.ids.contextId!, uniqueId: x.ids.subjectId! });
+      x.res.setHeader('Cache-Control', 'no-store');
+      sendDocument(x.req, x.res, 200, { otp: state }, { xmlRoot: 'otp' });
+    }),
     POST: step('enrollOtp', async (x) => {
       const { password } = members(x, ['password']);
       const enrollment = await s.secondFactors.enroll(x.ids.contextId!, x.ids.subjectId!, password, x.state);
