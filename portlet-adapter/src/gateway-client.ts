@@ -89,8 +89,17 @@ export type SvcSessionInfo = SessionView;
 /** One AuthZEN evaluation (SPEC 6): the operation, and the resource as `{type, id}`. */
 export interface Evaluation {
   action: Operation;
-  resource: { type: 'subjects' | 'subject' | 'subject.password' | 'subject.lockout'; id: string };
+  resource: { type: 'subjects' | 'subject' | 'subject.password' | 'subject.lockout' | 'subject.otp' | 'subject.events' | 'subject.mail'; id: string };
 }
+
+/**
+ * One evaluation's answer: allowed, denied, or denied only because the session's level is too low
+ * (reason `step_up_required`, SPEC 15): a portlet shows that control as a link to the step-up form.
+ */
+export type Decision = 'allow' | 'deny' | 'step_up';
+
+/** A login step's answer (SPEC 9): the session and roles, or a second factor's code is needed. */
+export type LoginAnswer = { session: SvcSessionInfo; roles: string[] } | { otpRequired: string };
 
 export interface GatewayClientOptions {
   /** `{gw}` of each gateway, e.g. `http://127.0.0.1:8081/gw`. */
@@ -152,9 +161,30 @@ export class GatewayClient {
     }
   }
 
-  /** `POST {gw}/api/login` for a visitor: svc checks the password; the portal keeps none. */
-  async login(visitor: GatewayPrincipal, user: string, password: string): Promise<{ session: SvcSessionInfo; roles: string[] }> {
-    const answer = await this.request<{ session: SvcSessionInfo; roles?: unknown }>({ ...visitor, user: null }, { method: 'POST', path: '/login', body: { user, password } });
+  /**
+   * `POST {gw}/api/login` for a visitor: svc checks the password; the portal keeps none. A subject
+   * with a second factor answers `{otpRequired: pending}` (see `loginStep`).
+   */
+  async login(visitor: GatewayPrincipal, user: string, password: string): Promise<LoginAnswer> {
+    return this.loginStep({ ...visitor, user: null, state: undefined }, { user, password });
+  }
+
+  /**
+   * One step of `POST {gw}/api/login` (SPEC 9, 15): `{user, password}` or the second step `{pending,
+   * otp}`, asserted for `principal`: a visitor with the handle of the portal session a login will
+   * make, or the portal user with the current session's handle (a step-up: the gateway then replaces
+   * that session's core session). `otp_required` is answered as `{otpRequired: pending}`; every other
+   * refusal is thrown.
+   */
+  async loginStep(principal: GatewayPrincipal, body: { user: string; password: string } | { pending: string; otp: string }): Promise<LoginAnswer> {
+    let answer;
+    try {
+      answer = await this.request<{ session: SvcSessionInfo; roles?: unknown }>({ ...principal, state: undefined }, { method: 'POST', path: '/login', body });
+    } catch (error) {
+      const pending = error instanceof SvcClientError && error.code === 'otp_required' ? error.problem.pending : undefined;
+      if (typeof pending === 'string' && pending !== '') return { otpRequired: pending };
+      throw error;
+    }
     const session = answer.body?.session;
     if (!session || typeof session !== 'object' || !session.principal) throw clientFailure('bad_response', 'a login answer without a principal', answer.status);
     const roles = Array.isArray(answer.body?.roles) ? answer.body.roles.filter((r): r is string => typeof r === 'string') : [];
@@ -168,11 +198,16 @@ export class GatewayClient {
 
   /** One batch of AuthZEN evaluations for the principal, in order; an item that failed is a DENY. */
   async evaluations(principal: GatewayPrincipal, items: readonly Evaluation[]): Promise<boolean[]> {
+    return (await this.decisions(principal, items)).map((decision) => decision === 'allow');
+  }
+
+  /** The same batch, each denial telling whether a step-up would allow it (`step_up_required`, SPEC 15). */
+  async decisions(principal: GatewayPrincipal, items: readonly Evaluation[]): Promise<Decision[]> {
     if (items.length === 0) return [];
     const body = { evaluations: items.map((item) => ({ action: { name: item.action }, resource: item.resource })) };
-    const answer = await this.request<{ evaluations?: Array<{ decision?: unknown }> }>(principal, { method: 'POST', path: '/access/v1/evaluations', body });
+    const answer = await this.request<{ evaluations?: Array<{ decision?: unknown; context?: { reason?: unknown } }> }>(principal, { method: 'POST', path: '/access/v1/evaluations', body });
     const decisions = answer.body?.evaluations ?? [];
-    return items.map((_item, i) => decisions[i]?.decision === true);
+    return items.map((_item, i) => (decisions[i]?.decision === true ? 'allow' : decisions[i]?.context?.reason === 'step_up_required' ? 'step_up' : 'deny'));
   }
 
   /** This client bound to one principal: what a portlet gets. `onWrite` hears every successful write. */
@@ -366,6 +401,11 @@ export class SvcGateway {
   /** One batch of checks for this principal (SPEC 10.3: one per render, never one per button). */
   evaluations(items: readonly Evaluation[]): Promise<boolean[]> {
     return this.client.evaluations(this.principal, items);
+  }
+
+  /** The same batch, each denial telling whether a step-up would allow it. */
+  decisions(items: readonly Evaluation[]): Promise<Decision[]> {
+    return this.client.decisions(this.principal, items);
   }
 }
 

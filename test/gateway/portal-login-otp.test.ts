@@ -69,6 +69,11 @@ describe('the …/otp resource through the gateway', () => {
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(true);
     // GET says whether there is one, never the secret.
     expect(await state()).toEqual({ state: 'confirmed', recoveryCodesLeft: 10 });
+    // The same beside the subject, in one request (Self-Service's page); include takes otp only.
+    const read = await send(gateway, '/gw/api/contexts/employees/subjects/bob?include=otp', { user: employee('bob'), visitor: 'bob-portal-1' });
+    expect(read.json()).toMatchObject({ subject: { uniqueId: 'bob' }, otp: { state: 'confirmed', recoveryCodesLeft: 10 } });
+    expect(read.text).not.toContain(secret);
+    expect((await send(gateway, '/gw/api/contexts/employees/subjects/bob?include=secret', { user: employee('bob'), visitor: 'bob-portal-1' })).status).toBe(400);
     const from = seen.length;
     const stripped = await send(gateway, `${otpPath('bob')}?otp=123456&x=1`, { method: 'PUT', user: employee('bob'), visitor: 'bob-portal-1', ...json({ code: '000000' }) });
     expect(stripped.status).toBe(409);

@@ -5,7 +5,7 @@
  */
 import { PortletMode, WindowState } from '../../portlet-adapter/src/api';
 import { namespaceOf, toParameters, type PortletContainer, type PortletWindow } from '../../portlet-adapter/src/container';
-import { GATEWAY_ATTRIBUTE, SvcGateway, type Evaluation, type GatewayRequest, type GatewayResponse } from '../../portlet-adapter/src/gateway-client';
+import { GATEWAY_ATTRIBUTE, SvcGateway, type Decision, type Evaluation, type GatewayRequest, type GatewayResponse } from '../../portlet-adapter/src/gateway-client';
 import { FORM, portalRequest, state, type Caller } from '../portlets/harness';
 
 type Params = Record<string, string[]>;
@@ -23,6 +23,11 @@ export class CountingGateway extends SvcGateway {
   override evaluations(items: readonly Evaluation[]): Promise<boolean[]> {
     this.#batches++;
     return super.evaluations(items);
+  }
+
+  override decisions(items: readonly Evaluation[]): Promise<Decision[]> {
+    this.#batches++;
+    return super.decisions(items);
   }
 
   batches(): number {

@@ -41,6 +41,11 @@ export class ExpirationCache {
   }
 }
 
+/** Every entry of the session: what it may see changed (a step-up: controls that asked for one now pass). */
+export function dropRenderCache(session: ApplicationSession): void {
+  session.containerData.delete(CACHE);
+}
+
 function entries(session: ApplicationSession, create: boolean): Map<string, Entry> | undefined {
   let map = session.containerData.get(CACHE) as Map<string, Entry> | undefined;
   if (map === undefined && create) session.containerData.set(CACHE, (map = new Map()));

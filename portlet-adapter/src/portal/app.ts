@@ -13,7 +13,7 @@ import { portalErrorHandler } from './error-handler';
 import { restPassThrough } from './rest-pass-through';
 import type { Identity } from './identity';
 import { action } from './routes/action';
-import { login, loginPage, logout, logoutPage } from './routes/login';
+import { login, loginPage, logout, logoutPage, stepUp, stepUpPage } from './routes/login';
 import { home, page } from './routes/pages';
 import { SCRIPT } from './theme/script';
 import { STYLESHEET } from './theme/stylesheet';
@@ -30,6 +30,7 @@ const ROUTES: Route[] = [
   { name: 'home', path: '/', methods: { GET: home } },
   { name: 'login', path: '/login', methods: { GET: loginPage, POST: login } },
   { name: 'logout', path: '/logout', methods: { GET: logoutPage, POST: logout } },
+  { name: 'step-up', path: '/step-up', methods: { GET: stepUpPage, POST: stepUp } },
   { name: 'page', path: '/page/:pageId', methods: { GET: page } },
   // GET never runs processAction: an action URL answers only POST.
   { name: 'action', path: '/page/:pageId/action/:windowId', methods: { POST: action } },

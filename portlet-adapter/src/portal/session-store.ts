@@ -32,6 +32,8 @@ export interface PortalSession {
   userAttributes?: Readonly<Record<string, unknown>>;
   /** Counts the drops of `userAttributes`: a read that began before a drop does not fill the cache with what it read. */
   userAttributesDrops: number;
+  /** A step-up between its password and its code (SPEC 15): the gateway's sealed pending, where to go after, until when. */
+  stepUp?: { pending: string; goto?: string; until: number };
 }
 
 /** A session's cookie value and handle before it exists (`prepare`). */
@@ -146,6 +148,23 @@ export class PortalSessionStore {
     session.lastSeen = now;
     session.application.touch();
     return session;
+  }
+
+  /**
+   * A new cookie value for the live session of `cookie` (the old one stops working), the session
+   * itself unchanged, its handle too: after a step-up (SPEC 15), whose core session the gateway holds
+   * under that handle, the session's privilege changed and so does its id (OWASP's session rule).
+   */
+  rotate(cookie: string): string | undefined {
+    const key = digestOf(cookie).toString('base64url');
+    const session = this.#sessions.get(key);
+    if (session === undefined) return undefined;
+    const fresh = randomBytes(32).toString('base64url');
+    const freshKey = digestOf(fresh).toString('base64url');
+    this.#sessions.delete(key);
+    this.#sessions.set(freshKey, session);
+    this.#keys.set(session, freshKey);
+    return fresh;
   }
 
   end(cookie: string | undefined): PortalSession | undefined {

@@ -1,23 +1,52 @@
 /**
- * The portal's login and logout (SPEC 10.2). The portal keeps no passwords: the name and password go
- * to `POST {gw}/api/login`, so svc's checks, lockout (counted per visitor address) and throttles
- * apply. Success makes a new `SVCPORTALSESSION` (never one the browser offered) holding the
- * principal and its svc roles; every refusal by svc reads the same, whether the name exists or not.
+ * The portal's login, step-up and logout (SPEC 10.2, 15). The portal keeps no passwords: the name
+ * and password go to `POST {gw}/api/login`, so svc's checks, lockout (counted per visitor address)
+ * and throttles apply. Success makes a new `SVCPORTALSESSION` (never one the browser offered) holding
+ * the principal and its svc roles; every refusal by svc reads the same, whether the name exists or not.
+ *
+ * A subject with a second factor logs in in two steps: the right password answers `otp_required`,
+ * and the portal asks for the code. Between the steps it holds the gateway's sealed `pending` and the
+ * cookie value of the session it will make (the gateway bound the pending to that session's handle)
+ * in the visitor's own sealed cookie (a logged-in user's: in its portal session): never a session
+ * until the code is right, single-use, 5 minutes.
+ *
+ * A step-up (`{root}/step-up`, where a portlet's control denied with `step_up_required` leads) asks
+ * the portal user's password and code again and logs in through the gateway asserted for the user and
+ * this portal session's handle: the gateway replaces this session's core session with the level 3
+ * one. The portal session keeps its principal and handle and gets a new cookie value.
  */
 import type { Request, Response } from 'express';
 import { Forbidden, InvalidRequest } from '../../../../common/src/errors';
 import { principalNameOf } from '../../../../common/src/principal-name';
 import { SvcClientError } from '../../../../client/src/errors';
-import { field, readBody } from '../body';
+import { html } from '../../../../common/src/html';
+import { dropRenderCache } from '../../container/expiration-cache';
+import type { LoginAnswer } from '../../gateway-client';
+import { field, readBody, type PostedBody } from '../body';
 import type { PortalDeps } from '../deps';
 import { addressOf, type Identity } from '../identity';
 import { audit } from '../observability';
 import { isOwnLocation } from '../page-url-provider';
 import { sendLayout } from '../respond';
-import { loginForm } from '../theme/forms';
-import { html } from '../../../../common/src/html';
+import type { PreparedSession } from '../session-store';
+import { codeForm, loginForm, stepUpForm } from '../theme/forms';
 
-/** Where to go after login: a path under the portal's root, else the root. */
+/** How long a password step waits for its code: the core's pending token lives 5 minutes too. */
+const PENDING_MS = 5 * 60 * 1000;
+/** Where a visitor's (or a user's) login between its two steps is held. */
+const HELD_LOGIN = 'svc.portal.login';
+
+/** A login between its password and its code. */
+interface HeldLogin {
+  pending: string;
+  /** The session the code will make (its handle is what the gateway bound the pending to). */
+  cookie: string;
+  handle: string;
+  goto?: string;
+  until: number;
+}
+
+/** Where to go after login: a path under the portal's root, else the root. Never another origin. */
 function gotoOf(deps: PortalDeps, value: unknown): string | undefined {
   const root = deps.config.root;
   if (typeof value !== 'string' || !isOwnLocation(value, deps.publicOrigin())) return undefined;
@@ -30,16 +59,31 @@ function showForm(deps: PortalDeps, res: Response, identity: Identity, status: n
   sendLayout(deps, res, status, identity, 'Log in', form);
 }
 
+function showCode(deps: PortalDeps, res: Response, identity: Identity, status: number, options: { goto?: string; message?: string; stepUp?: boolean }): void {
+  const root = deps.config.root;
+  const restart = options.stepUp ? `${root}/step-up${options.goto ? `?goto=${encodeURIComponent(options.goto)}` : ''}` : `${root}/login`;
+  const form = codeForm({ action: `${root}/${options.stepUp ? 'step-up' : 'login'}`, csrf: deps.identities.csrfOf(identity), restart, ...options });
+  // The answer to a password: never kept by a cache or shown again by Back.
+  res.setHeader('Cache-Control', 'no-store');
+  sendLayout(deps, res, status, identity, options.stepUp ? 'Confirm it is you' : 'Your code', form);
+}
+
+function checkCsrf(deps: PortalDeps, req: Request, identity: Identity, body: PostedBody): void {
+  if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
+    throw new Forbidden('This form was not sent from this portal, or it is too old. Reload the page and try again.');
+  }
+}
+
 export function loginPage(deps: PortalDeps, req: Request, res: Response, identity: Identity): void {
   showForm(deps, res, identity, 200, { goto: gotoOf(deps, req.query.goto) });
 }
 
 export async function login(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
   const body = await readBody(req, res, 64 * 1024);
-  if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
-    throw new Forbidden('This form was not sent from this portal, or it is too old. Reload the page and try again.');
-  }
+  checkCsrf(deps, req, identity, body);
   const goto = gotoOf(deps, field(body, 'goto'));
+  const otp = field(body, 'otp');
+  if (otp !== undefined) return loginCode(deps, req, res, identity, otp, goto);
   const user = field(body, 'user') ?? '';
   const password = field(body, 'password') ?? '';
   if (!body.form || user.trim() === '' || password === '' || user.length > 1024 || password.length > 1024) {
@@ -48,16 +92,44 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
   const address = addressOf(req);
   // The login is asserted for the portal session it makes (SPEC 9): its core session is that session's alone.
   const prepared = deps.sessions.prepare();
-  let answer;
+  let answer: LoginAnswer;
   try {
     answer = await deps.gateway.login({ user: null, visitor: prepared.handle, address }, user, password);
   } catch (error) {
-    deps.metrics.logins.inc({ outcome: 'failure' });
-    const code = error instanceof SvcClientError ? error.code : 'error';
-    audit(deps.log, { event: 'portal_login', outcome: 'failure', reason: code, peer: address, requestId: res.locals.requestId });
+    loginFailed(deps, res, address, error);
     const { status, message } = loginRefusal(error);
     return showForm(deps, res, identity, status, { goto, user, message });
   }
+  if ('otpRequired' in answer) {
+    hold(identity, { pending: answer.otpRequired, ...prepared, goto, until: Date.now() + PENDING_MS });
+    audit(deps.log, { event: 'portal_login', outcome: 'failure', reason: 'otp_required', peer: address, requestId: res.locals.requestId });
+    return showCode(deps, res, identity, 200, { goto });
+  }
+  complete(deps, req, res, identity, prepared, answer, goto);
+}
+
+/** The second step: the code for the held login; the held login is spent whatever the outcome (the core spends its token too). */
+async function loginCode(deps: PortalDeps, req: Request, res: Response, identity: Identity, otp: string, goto: string | undefined): Promise<void> {
+  const code = otp.trim();
+  if (code === '' || code.length > 64) return showCode(deps, res, identity, 400, { goto, message: 'Enter the code.' });
+  const held = take(identity);
+  if (held === undefined) return showForm(deps, res, identity, 401, { goto, message: 'Your sign-in took too long or was already used. Log in again.' });
+  const address = addressOf(req);
+  let answer: LoginAnswer;
+  try {
+    answer = await deps.gateway.loginStep({ user: null, visitor: held.handle, address }, { pending: held.pending, otp: code });
+  } catch (error) {
+    loginFailed(deps, res, address, error);
+    const { status, message } = codeRefusal(error);
+    return showForm(deps, res, identity, status, { goto: held.goto ?? goto, message });
+  }
+  if ('otpRequired' in answer) return showForm(deps, res, identity, 401, { goto: held.goto ?? goto, message: 'Log in again.' });
+  complete(deps, req, res, identity, { cookie: held.cookie, handle: held.handle }, answer, held.goto ?? goto);
+}
+
+/** The new portal session of a successful login, and the way on. */
+function complete(deps: PortalDeps, req: Request, res: Response, identity: Identity, prepared: PreparedSession, answer: Exclude<LoginAnswer, { otpRequired: string }>, goto: string | undefined): void {
+  const address = addressOf(req);
   const principal = principalNameOf(answer.session.principal);
   if (!principal) throw new InvalidRequest('svc answered a login without a principal');
   // Fixation: the session the browser came with (if any) ends; the new one has a new id. The
@@ -72,8 +144,28 @@ export async function login(deps: PortalDeps, req: Request, res: Response, ident
   deps.identities.setSessionCookie(res, cookie);
   deps.identities.clearVisitor(res, identity);
   deps.metrics.logins.inc({ outcome: 'success' });
-  audit(deps.log, { event: 'portal_login', outcome: 'success', user: session.name, session: session.handle, peer: address, requestId: res.locals.requestId });
+  audit(deps.log, { event: 'portal_login', outcome: 'success', user: session.name, session: session.handle, level: answer.session.level, peer: address, requestId: res.locals.requestId });
   res.redirect(303, goto ?? `${deps.config.root}/`);
+}
+
+function loginFailed(deps: PortalDeps, res: Response, address: string | null, error: unknown): void {
+  deps.metrics.logins.inc({ outcome: 'failure' });
+  const code = error instanceof SvcClientError ? error.code : 'error';
+  audit(deps.log, { event: 'portal_login', outcome: 'failure', reason: code, peer: address, requestId: res.locals.requestId });
+}
+
+/** Holds a login between its steps: a visitor's in its sealed cookie, a user's (logging in anew) in its portal session. */
+function hold(identity: Identity, held: HeldLogin): void {
+  if (identity.kind === 'user') identity.session.application.attributes.set(HELD_LOGIN, held);
+  else identity.carry.create().attributes.set(HELD_LOGIN, held);
+}
+
+/** The held login, removed (single-use), when there is one and it is fresh. */
+function take(identity: Identity): HeldLogin | undefined {
+  const attributes = identity.kind === 'user' ? identity.session.application.attributes : identity.carry.current()?.attributes;
+  const held = attributes?.get(HELD_LOGIN) as HeldLogin | undefined;
+  attributes?.delete(HELD_LOGIN);
+  return held !== undefined && typeof held.pending === 'string' && held.until > Date.now() ? held : undefined;
 }
 
 /** svc's refusal in words: the same for a wrong password and an unknown name. */
@@ -86,6 +178,84 @@ function loginRefusal(error: unknown): { status: number; message: string } {
   return { status: 503, message: 'The service is unavailable; try again.' };
 }
 
+/** A refused code: the pending is spent, so the person starts again from the password. */
+function codeRefusal(error: unknown): { status: number; message: string } {
+  if (error instanceof SvcClientError && (error.status === 401 || error.code === 'login_failed')) {
+    return { status: 401, message: 'The code is not correct, or it came too late. Log in again with your password and a new code.' };
+  }
+  return loginRefusal(error);
+}
+
+/** GET {root}/step-up?goto=…: a visitor logs in first (and comes back here). */
+export function stepUpPage(deps: PortalDeps, req: Request, res: Response, identity: Identity): void {
+  const goto = gotoOf(deps, req.query.goto);
+  if (identity.kind !== 'user') return res.redirect(302, `${deps.config.root}/login${goto ? `?goto=${encodeURIComponent(goto)}` : ''}`);
+  showStepUp(deps, res, identity, 200, { goto });
+}
+
+function showStepUp(deps: PortalDeps, res: Response, identity: Identity & { kind: 'user' }, status: number, options: { goto?: string; message?: string }): void {
+  const root = deps.config.root;
+  const form = stepUpForm({ action: `${root}/step-up`, csrf: deps.identities.csrfOf(identity), user: identity.session.principal.uniqueId, cancel: options.goto ?? `${root}/`, ...options });
+  sendLayout(deps, res, status, identity, 'Confirm it is you', form);
+}
+
+/** POST {root}/step-up: the password step, then (SPEC 15) the code step; success replaces this session's core session. */
+export async function stepUp(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
+  const body = await readBody(req, res, 64 * 1024);
+  checkCsrf(deps, req, identity, body);
+  const goto = gotoOf(deps, field(body, 'goto'));
+  if (identity.kind !== 'user') return res.redirect(303, `${deps.config.root}/login${goto ? `?goto=${encodeURIComponent(goto)}` : ''}`);
+  const session = identity.session;
+  const address = addressOf(req);
+  const principal = { user: session.principal, visitor: session.handle, address };
+  const otp = field(body, 'otp');
+  let answer: LoginAnswer;
+  if (otp !== undefined) {
+    const code = otp.trim();
+    if (code === '' || code.length > 64) return showCode(deps, res, identity, 400, { goto, message: 'Enter the code.', stepUp: true });
+    const held = session.stepUp;
+    session.stepUp = undefined;
+    if (held === undefined || held.until <= Date.now()) return showStepUp(deps, res, identity, 401, { goto, message: 'Your confirmation took too long or was already used. Start again.' });
+    try {
+      answer = await deps.gateway.loginStep(principal, { pending: held.pending, otp: code });
+    } catch (error) {
+      stepUpFailed(deps, res, identity, address, error);
+      return showStepUp(deps, res, identity, codeRefusal(error).status, { goto: held.goto ?? goto, message: codeRefusal(error).message.replace('Log in again', 'Start again') });
+    }
+    if ('otpRequired' in answer) return showStepUp(deps, res, identity, 401, { goto: held.goto ?? goto, message: 'Start again.' });
+    return steppedUp(deps, res, identity, answer.session.level, held.goto ?? goto);
+  }
+  const password = field(body, 'password') ?? '';
+  if (!body.form || password === '' || password.length > 1024) return showStepUp(deps, res, identity, 400, { goto, message: 'Enter your password.' });
+  try {
+    answer = await deps.gateway.loginStep(principal, { user: session.principal.uniqueId, password });
+  } catch (error) {
+    stepUpFailed(deps, res, identity, address, error);
+    const refusal = loginRefusal(error);
+    return showStepUp(deps, res, identity, refusal.status, { goto, message: refusal.status === 401 ? 'The password is not correct.' : refusal.message });
+  }
+  if ('otpRequired' in answer) {
+    session.stepUp = { pending: answer.otpRequired, goto, until: Date.now() + PENDING_MS };
+    return showCode(deps, res, identity, 200, { goto, stepUp: true });
+  }
+  // No second factor: the password alone gives its level (2), which is what this user can have.
+  steppedUp(deps, res, identity, answer.session.level, goto);
+}
+
+/** The gateway holds the new core session for this portal session; its cookie value changes (a privilege change), its renders are made anew. */
+function steppedUp(deps: PortalDeps, res: Response, identity: Identity & { kind: 'user' }, level: number, goto: string | undefined): void {
+  const cookie = deps.sessions.rotate(identity.cookie);
+  if (cookie !== undefined) deps.identities.setSessionCookie(res, cookie);
+  dropRenderCache(identity.session.application);
+  audit(deps.log, { event: 'portal_step_up', outcome: 'success', user: identity.session.name, session: identity.session.handle, level, requestId: res.locals.requestId });
+  res.redirect(303, goto ?? `${deps.config.root}/`);
+}
+
+function stepUpFailed(deps: PortalDeps, res: Response, identity: Identity & { kind: 'user' }, address: string | null, error: unknown): void {
+  const code = error instanceof SvcClientError ? error.code : 'error';
+  audit(deps.log, { event: 'portal_step_up', outcome: 'failure', reason: code, user: identity.session.name, session: identity.session.handle, peer: address, requestId: res.locals.requestId });
+}
+
 export function logoutPage(deps: PortalDeps, _req: Request, res: Response, identity: Identity): void {
   const body = html`<form method="post" action="${deps.config.root}/logout"><input type="hidden" name="_csrf" value="${deps.identities.csrfOf(identity)}"><button class="portlet-form-button" type="submit">Log out</button></form>`;
   sendLayout(deps, res, 200, identity, 'Log out', body);
@@ -94,9 +264,7 @@ export function logoutPage(deps: PortalDeps, _req: Request, res: Response, ident
 /** Ends the portal session and the user's core session at the gateway; the visitor cookie is cleared too (the browser's next request is a new visitor's). */
 export async function logout(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
   const body = await readBody(req, res, 64 * 1024);
-  if (!deps.csrf.accepts(req, deps.identities.handleOf(identity), field(body, '_csrf'))) {
-    throw new Forbidden('This form was not sent from this portal, or it is too old. Reload the page and try again.');
-  }
+  checkCsrf(deps, req, identity, body);
   if (identity.kind === 'user') {
     deps.sessions.end(identity.cookie);
     deps.identities.clearSessionCookie(res);

@@ -94,5 +94,12 @@ td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
 .svc-details dd{margin:0;overflow-wrap:anywhere}
 @media (min-width:30rem){.svc-details{grid-template-columns:max-content 1fr}.svc-details dt,.svc-details dd{margin:0;padding:.3rem 1rem .3rem 0;border-bottom:1px solid #eef2f7}}
 .portal-login{max-width:24rem}
+.svc-steps li{margin:0 0 .75rem}
+.svc-qr-box{margin:.5rem 0 0;background:#fff;display:inline-block;border:1px solid #d5dbe3}
+.svc-qr{display:block;width:12rem;height:12rem;max-width:100%}
+.svc-secret{display:inline-block;font-size:1.05rem;letter-spacing:.05em;overflow-wrap:anywhere;padding:.1rem .3rem;background:#eef2f7}
+.svc-codes{padding-left:2rem;margin:.5rem 0}
+.svc-codes code{font-size:1.05rem;letter-spacing:.05em}
+@media (min-width:40rem){.svc-codes{columns:2}}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;

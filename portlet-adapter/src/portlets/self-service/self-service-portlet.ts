@@ -2,25 +2,44 @@
  * Self-Service (SPEC 10.4): the logged-in user's own subject. VIEW shows it (the definition's
  * attributes, write-only ones never) with "Edit profile" and "Change password" when the check
  * allows them; EDIT chooses which attributes to show (a preference); HELP says what it does.
+ *
+ * "Two-step sign-in" (SPEC 15): its state (off, or on with the recovery codes left), turning it on
+ * (the password, then the secret as a QR code drawn here as SVG and as text, then a first code
+ * confirms it and the recovery codes are shown this once) and off (the password and a code). The
+ * enrollment's secret waits for its confirmation in this window's portlet session (a user's: kept in
+ * the portal's memory, never a cookie), and goes when it is confirmed; the recovery codes are taken
+ * by the one render that shows them. A control the check denies only for want of a step-up is a link
+ * to the portal's step-up form.
  */
 import { principalName } from '../../../../common/src/principal-name';
-import { PortletMode, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
+import { PortletMode, PortletSession, type ActionRequest, type ActionResponse, type PortletRequest, type RenderRequest, type RenderResponse } from '../../api';
 import { displayValue, labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
 import { keepWritten, takeWritten } from '../shared/written';
-import { actionForm, button, checkboxes, details, field, html, link, message, type Html } from '../shared/markup';
-import { svcOf, svcUserOf, type Svc } from '../shared/svc';
+import { actionForm, button, checkboxes, details, field, html, link, message, stepUpLink, type Html } from '../shared/markup';
+import { qrSvg } from '../shared/qr';
+import { svcOf, svcUserOf, type OtpEnrollment, type OtpState, type Svc } from '../shared/svc';
+import type { Decision } from '../../gateway-client';
 import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
-type View = 'profile' | 'edit' | 'password';
+type View = 'profile' | 'edit' | 'password' | 'otp-start' | 'otp-confirm' | 'otp-codes' | 'otp-remove';
+const VIEWS: readonly View[] = ['profile', 'edit', 'password', 'otp-start', 'otp-confirm', 'otp-codes', 'otp-remove'];
 
 const PASSWORD_LABELS = { oldPassword: 'Current password', newPassword: 'New password', newPasswordRepeat: 'Repeat the new password' };
+const OTP_LABELS = { password: 'Your password', code: 'Code' };
+/** This window's pending enrollment (secret and URI) until its first code confirms it. */
+const ENROLLMENT = 'svc.otp.enrollment';
+/** The recovery codes of a confirmation, for the one render after it. */
+const RECOVERY_CODES = 'svc.otp.recoveryCodes';
 
 function viewOf(request: PortletRequest): View {
   const view = request.getParameter('view');
-  return view === 'edit' || view === 'password' ? view : 'profile';
+  return VIEWS.find((v) => v === view) ?? 'profile';
 }
+
+/** The secret in groups of four, as authenticator apps ask to type it. */
+const grouped = (secret: string) => secret.replace(/(.{4})(?=.)/g, '$1 ');
 
 /** The attributes a user may write on their own subject: `readWrite` ones (admin-only ones are shown read-only). */
 function selfWritable(definition: ContextDefinition): string[] {
@@ -33,6 +52,7 @@ export class SelfServicePortlet extends SvcPortlet {
   protected readonly help = [
     'Self-Service shows your own account as svc holds it.',
     '"Edit profile" changes the attributes you may change yourself; attributes only an administrator may change are shown but cannot be edited. "Change password" asks for your current password and a new one (8 to 256 characters, not a common one).',
+    '"Two-step sign-in" adds a second factor: after your password, svc asks for the 6-digit code your authenticator app shows. Turning it on asks for your password, then shows a QR code (and the same secret as text) for the app, and a first code from the app confirms it. You then get ten recovery codes, shown once: each signs you in once in place of a code if you lose the app. Turning it off asks for your password and a code.',
     'In the preferences (Edit mode of this window) you choose which attributes to show.',
   ];
 
@@ -63,6 +83,21 @@ export class SelfServicePortlet extends SvcPortlet {
       run: (request: ActionRequest, response: ActionResponse) => this.savePreferences(request, response),
       words: () => ({ doing: 'change these preferences' }),
     },
+    otpEnroll: {
+      run: (request: ActionRequest, response: ActionResponse) => this.otpEnroll(request, response),
+      words: () => ({ doing: 'turn on two-step sign-in', conflict: 'Two-step sign-in is already on.', labels: OTP_LABELS }),
+      retry: () => ({ view: 'otp-start' }),
+    },
+    otpConfirm: {
+      run: (request: ActionRequest, response: ActionResponse) => this.otpConfirm(request, response),
+      words: () => ({ doing: 'turn on two-step sign-in', conflict: 'There is nothing to confirm (was the form sent twice?). Start again.', labels: OTP_LABELS }),
+      retry: () => ({ view: 'otp-confirm' }),
+    },
+    otpRemove: {
+      run: (request: ActionRequest, response: ActionResponse) => this.otpRemove(request, response),
+      words: () => ({ doing: 'turn off two-step sign-in', labels: OTP_LABELS }),
+      retry: () => ({ view: 'otp-remove' }),
+    },
   };
 
   protected override async doView(request: RenderRequest, response: RenderResponse): Promise<void> {
@@ -74,25 +109,89 @@ export class SelfServicePortlet extends SvcPortlet {
       const svc = svcOf(request);
       const subjectId = principalName(user);
       const written = takeWritten(request, user.contextId, user.uniqueId);
-      const [definition, read, [mayUpdate, mayChangePassword]] = await Promise.all([
+      const [definition, read, [update, changePassword, otp]] = await Promise.all([
         svc.context(user.contextId),
-        written ?? svc.read(user.contextId, user.uniqueId),
-        svc.evaluate([
+        // The subject and whether it has a second factor in one request (a page's budget: issue 28).
+        written ?? svc.read(user.contextId, user.uniqueId, { otp: true }),
+        svc.decide([
           { action: 'UPDATE', resource: { type: 'subject', id: subjectId } },
           { action: 'UPDATE', resource: { type: 'subject.password', id: subjectId } },
+          { action: 'UPDATE', resource: { type: 'subject.otp', id: subjectId } },
         ]),
       ]);
+      // After a save the subject is the one written (no read): the factor's state is asked alone. A policy that hides it: no section.
+      const otpState = 'otp' in read && read.otp ? read.otp : written ? await svc.otpState(user.contextId, user.uniqueId).catch(() => undefined) : undefined;
       const top = flash ? message(flash.kind, flash.message) : html``;
-      if (view === 'edit' && mayUpdate) return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash)}`;
-      if (view === 'password' && mayChangePassword) return html`${top}${this.passwordForm(response, flash)}`;
+      if (view === 'edit' && update === 'allow') return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash)}`;
+      if (view === 'password' && changePassword === 'allow') return html`${top}${this.passwordForm(response, flash)}`;
+      if (otp === 'allow' && otpState !== undefined && view.startsWith('otp-')) {
+        const otpView = await this.otpView(request, response, view, otpState, flash);
+        if (otpView !== undefined) return html`${top}${otpView}`;
+      }
       const shown = this.shownAttributes(request, definition);
       const rows: Array<[string, string]> = [['User name', read.subject.uniqueId], ...shown.map((n): [string, string] => [labelOf(n), displayValue(read.subject.attributes[n])])];
-      const controls = [
-        mayUpdate ? link(this.viewURL(response, 'edit'), 'Edit profile') : html``,
-        mayChangePassword ? link(this.viewURL(response, 'password'), 'Change password') : html``,
-      ];
-      return html`${top}${details(rows)}<p class="svc-controls">${controls}</p>`;
+      const controls = [this.control(response, update, 'edit', 'Edit profile'), this.control(response, changePassword, 'password', 'Change password')];
+      const twoStep = otpState === undefined || otp === 'deny' ? html`` : this.otpSection(response, otpState, otp);
+      return html`${top}${details(rows)}<p class="svc-controls">${controls}</p>${twoStep}`;
     });
+  }
+
+  /** A control by its decision: a link to its view, a step-up link, or nothing. */
+  private control(response: RenderResponse, decision: Decision, view: View, text: string): Html {
+    if (decision === 'allow') return link(this.viewURL(response, view), text);
+    return decision === 'step_up' ? stepUpLink(response, text) : html``;
+  }
+
+  /** The "Two-step sign-in" part of the profile: its state and the control that changes it. */
+  private otpSection(response: RenderResponse, state: OtpState, decision: Decision): Html {
+    const on = state.state === 'confirmed';
+    const text = on
+      ? html`Two-step sign-in is <strong>on</strong>: after your password, svc asks for a code from your authenticator app. ${state.recoveryCodesLeft} of 10 recovery codes are left.`
+      : html`Two-step sign-in is <strong>off</strong>: your password alone signs you in.`;
+    const control = on ? this.control(response, decision, 'otp-remove', 'Turn off two-step sign-in') : this.control(response, decision, 'otp-start', 'Turn on two-step sign-in');
+    return html`<h3 class="portlet-section-header">Two-step sign-in</h3><p class="portlet-font">${text}</p><p class="svc-controls">${control}</p>`;
+  }
+
+  /** The views of turning two-step sign-in on and off; undefined: the view does not fit the state (the profile is shown). */
+  private async otpView(request: RenderRequest, response: RenderResponse, view: View, state: OtpState, flash: Flash | undefined): Promise<Html | undefined> {
+    const ns = response.getNamespace();
+    const errors = flash?.fields ?? {};
+    const cancel = link(this.viewURL(response, 'profile'), 'Cancel');
+    const session = request.getPortletSession(false);
+    if (view === 'otp-codes') {
+      const codes = session?.getAttribute(RECOVERY_CODES, PortletSession.PORTLET_SCOPE) as string[] | undefined;
+      session?.removeAttribute(RECOVERY_CODES, PortletSession.PORTLET_SCOPE);
+      if (!codes) return undefined;
+      return html`<h3 class="portlet-section-header">Your recovery codes</h3>
+<p class="portlet-font">Write these down or print them, and keep them where you keep important papers. Each one signs you in once in place of a code, if you lose your authenticator app. <strong>They are shown only now.</strong></p>
+<ol class="portlet-font svc-codes">${codes.map((code) => html`<li><code>${code.replace(/(.{4})(?=.)/g, '$1-')}</code></li>`)}</ol>
+<p class="svc-controls">${link(this.viewURL(response, 'profile'), 'I have kept them: back to my profile')}</p>`;
+    }
+    if (view === 'otp-start' && state.state !== 'confirmed') {
+      const fields = field(ns, { name: 'password', label: OTP_LABELS.password, kind: 'password', required: true, error: errors.password, autocomplete: 'current-password' });
+      const intro = html`<p class="portlet-font">You need an authenticator app on your phone (for example FreeOTP, Aegis or Google Authenticator). First confirm it is you.</p>`;
+      return html`<h3 class="portlet-section-header">Turn on two-step sign-in</h3>${intro}${actionForm(response.createActionURL().toString(), { [OP]: 'otpEnroll' }, html`${fields}${button('Continue')} ${cancel}`, 'Turn on two-step sign-in')}`;
+    }
+    if (view === 'otp-confirm' && state.state === 'pending') {
+      const enrollment = session?.getAttribute(ENROLLMENT, PortletSession.PORTLET_SCOPE) as OtpEnrollment | undefined;
+      if (!enrollment) return undefined;
+      const qr = await qrSvg(enrollment.uri, 'QR code of your two-step sign-in secret, for your authenticator app');
+      const code = field(ns, { name: 'code', label: OTP_LABELS.code, required: true, error: errors.code, autocomplete: 'one-time-code', hint: 'The 6 digits the app shows now for svc.' });
+      return html`<h3 class="portlet-section-header">Turn on two-step sign-in</h3>
+<ol class="portlet-font svc-steps"><li>In your authenticator app, add an account and scan this QR code.<div class="svc-qr-box">${qr}</div></li>
+<li>If you cannot scan it, type this secret into the app instead (time-based, 6 digits, every 30 seconds): <code class="svc-secret" id="${ns}secret">${grouped(enrollment.secret)}</code></li>
+<li>Enter the code the app shows, to confirm.</li></ol>
+${actionForm(response.createActionURL().toString(), { [OP]: 'otpConfirm' }, html`${code}${button('Turn on')} ${cancel}`, 'Confirm two-step sign-in')}`;
+    }
+    if (view === 'otp-remove' && state.state === 'confirmed') {
+      const fields = [
+        field(ns, { name: 'password', label: OTP_LABELS.password, kind: 'password', required: true, error: errors.password, autocomplete: 'current-password' }),
+        field(ns, { name: 'code', label: OTP_LABELS.code, required: true, error: errors.code, autocomplete: 'one-time-code', hint: 'A code of your authenticator app, or a recovery code.' }),
+      ];
+      const intro = html`<p class="portlet-font">Without two-step sign-in your password alone signs you in. Confirm with your password and a code.</p>`;
+      return html`<h3 class="portlet-section-header">Turn off two-step sign-in</h3>${intro}${actionForm(response.createActionURL().toString(), { [OP]: 'otpRemove' }, html`${fields}${button('Turn off')} ${cancel}`, 'Turn off two-step sign-in')}`;
+    }
+    return undefined;
   }
 
   private viewURL(response: RenderResponse, view: View): string {
@@ -155,6 +254,37 @@ export class SelfServicePortlet extends SvcPortlet {
     }
     await svc.changePassword(contextId, uniqueId, param(request, 'oldPassword', false), newPassword);
     setFlash(request, { kind: 'success', message: 'Your password was changed. Use the new one from now on.' });
+    response.setRenderParameter('view', 'profile');
+  }
+
+  private async otpEnroll(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const { contextId, uniqueId, svc } = this.user(request);
+    const password = param(request, 'password', false);
+    if (password === '') throw new FormRefusal('Enter your password.', { password: 'Enter your password.' });
+    const enrollment = await svc.otpEnroll(contextId, uniqueId, password);
+    request.getPortletSession(true)!.setAttribute(ENROLLMENT, enrollment, PortletSession.PORTLET_SCOPE);
+    response.setRenderParameter('view', 'otp-confirm');
+  }
+
+  private async otpConfirm(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const { contextId, uniqueId, svc } = this.user(request);
+    const code = param(request, 'code');
+    if (code === '') throw new FormRefusal('Enter the code your app shows.', { code: 'Enter the code your app shows.' });
+    const recoveryCodes = await svc.otpConfirm(contextId, uniqueId, code);
+    const session = request.getPortletSession(true)!;
+    session.removeAttribute(ENROLLMENT, PortletSession.PORTLET_SCOPE);
+    session.setAttribute(RECOVERY_CODES, recoveryCodes, PortletSession.PORTLET_SCOPE);
+    setFlash(request, { kind: 'success', message: 'Two-step sign-in is on. From now on svc asks for a code after your password.' });
+    response.setRenderParameter('view', 'otp-codes');
+  }
+
+  private async otpRemove(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const { contextId, uniqueId, svc } = this.user(request);
+    const password = param(request, 'password', false);
+    const code = param(request, 'code');
+    if (password === '' || code === '') throw new FormRefusal('Enter your password and a code.', { ...(password === '' ? { password: 'Enter your password.' } : {}), ...(code === '' ? { code: 'Enter a code.' } : {}) });
+    await svc.otpRemove(contextId, uniqueId, { password, code });
+    setFlash(request, { kind: 'success', message: 'Two-step sign-in is off: your password alone signs you in.' });
     response.setRenderParameter('view', 'profile');
   }
 

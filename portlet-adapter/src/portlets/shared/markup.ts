@@ -92,6 +92,16 @@ export function link(url: string, text: string, ariaLabel?: string): Html {
   return html`<a class="portlet-font svc-link" href="${url}"${aria}>${text}</a>`;
 }
 
+/**
+ * A control the check denied only for want of a second factor's session (`step_up_required`, SPEC
+ * 15): a link to the portal's step-up form, which comes back to this page as it is shown now.
+ */
+export function stepUpLink(response: RenderResponse, text: string): Html {
+  const back = response.createRenderURL().toString();
+  const url = `${response.encodeURL('step-up')}?goto=${encodeURIComponent(back)}`;
+  return html`<a class="portlet-font svc-link svc-step-up" href="${url}">${text} <span class="portlet-font-dim">(confirm with your code first)</span></a>`;
+}
+
 /** Name/value pairs of a subject, as a description list. */
 export function details(rows: Array<[string, string]>): Html {
   if (rows.length === 0) return html`<p class="portlet-font">Nothing to show.</p>`;

@@ -6,7 +6,7 @@
 import type { PrincipalName } from '../../../../common/src/principal-name';
 import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
-import { apiPath, GATEWAY_ATTRIBUTE, type Evaluation, type SvcGateway } from '../../gateway-client';
+import { apiPath, GATEWAY_ATTRIBUTE, type Decision, type Evaluation, type SvcGateway } from '../../gateway-client';
 import type { ContextDefinition } from './definition';
 
 export type AttributeValue = string | string[];
@@ -26,6 +26,18 @@ export interface SearchPage {
 
 export type AccessQuestion = Evaluation;
 
+/** Whether a subject has a second factor (SPEC 15), never its secret. */
+export interface OtpState {
+  state: 'none' | 'pending' | 'confirmed';
+  recoveryCodesLeft: number;
+}
+
+/** An enrollment's secret (base32) and its `otpauth://` URI, answered once. */
+export interface OtpEnrollment {
+  secret: string;
+  uri: string;
+}
+
 const subjectPath = (context: string, subject: string, ...rest: string[]) => apiPath('contexts', context, 'subjects', subject, ...rest);
 
 /** svc's operations as the current portal user or visitor. */
@@ -36,9 +48,10 @@ export class Svc {
     return (await this.gateway.get<{ context: ContextDefinition }>(apiPath('contexts', contextId))).body!.context;
   }
 
-  async read(contextId: string, uniqueId: string): Promise<{ subject: Subject; etag?: string }> {
-    const answer = await this.gateway.get<{ subject: Subject }>(subjectPath(contextId, uniqueId));
-    return { subject: answer.body!.subject, etag: answer.headers.etag };
+  /** With `otp`, also whether the subject has a second factor (when the caller may see it), in the same request. */
+  async read(contextId: string, uniqueId: string, options: { otp?: boolean } = {}): Promise<{ subject: Subject; etag?: string; otp?: OtpState }> {
+    const answer = await this.gateway.get<{ subject: Subject; otp?: OtpState }>(subjectPath(contextId, uniqueId), options.otp ? { include: 'otp' } : undefined);
+    return { subject: answer.body!.subject, etag: answer.headers.etag, ...(answer.body!.otp ? { otp: answer.body!.otp } : {}) };
   }
 
   async search(contextId: string, query: { search?: string; filter?: string; offset: number; quantity: number }): Promise<SearchPage> {
@@ -85,9 +98,37 @@ export class Svc {
     await this.gateway.put(subjectPath(contextId, name, 'password', 'forgot'), { password });
   }
 
+  async otpState(contextId: string, uniqueId: string): Promise<OtpState> {
+    return (await this.gateway.get<{ otp: OtpState }>(subjectPath(contextId, uniqueId, 'otp'))).body!.otp;
+  }
+
+  /** Enrollment, proved by the password (SPEC 15): a new pending secret. */
+  async otpEnroll(contextId: string, uniqueId: string, password: string): Promise<OtpEnrollment> {
+    return (await this.gateway.post<OtpEnrollment>(subjectPath(contextId, uniqueId, 'otp'), { password })).body!;
+  }
+
+  /** The first code confirms the pending secret; the recovery codes are answered this once. */
+  async otpConfirm(contextId: string, uniqueId: string, code: string): Promise<string[]> {
+    return (await this.gateway.put<{ recoveryCodes: string[] }>(subjectPath(contextId, uniqueId, 'otp'), { code })).body!.recoveryCodes;
+  }
+
+  /** One's own factor goes with the password and a code; another's (an admin's removal, at level 3) with no body. */
+  async otpRemove(contextId: string, uniqueId: string, proof?: { password: string; code: string }): Promise<void> {
+    await this.gateway.request({ method: 'DELETE', path: subjectPath(contextId, uniqueId, 'otp'), body: proof });
+  }
+
   /** One AuthZEN batch for every control of a render; an item the core could not answer is a refusal. */
   evaluate(questions: readonly AccessQuestion[]): Promise<boolean[]> {
     return this.gateway.evaluations(questions);
+  }
+
+  /**
+   * The same batch, a denial that only a step-up would lift told apart (`step_up`, SPEC 15): such a
+   * control is shown as a link to the step-up. A portal whose client predates decisions: allow or deny.
+   */
+  async decide(questions: readonly AccessQuestion[]): Promise<Decision[]> {
+    if (typeof this.gateway.decisions === 'function') return this.gateway.decisions(questions);
+    return (await this.gateway.evaluations(questions)).map((allowed) => (allowed ? 'allow' : 'deny'));
   }
 }
 

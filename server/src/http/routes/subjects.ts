@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { MalformedBody } from '../../../../common/src/errors';
+import { InvalidRequest, MalformedBody } from '../../../../common/src/errors';
 import type { StoredSubject } from '../../subjects/subject';
 import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-operations';
 import { documentBody, integerParam, queryParam } from '../body';
@@ -8,9 +8,10 @@ import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
 import { notModified, sendDocument } from '../respond';
 import type { HttpServices } from '../services';
+import type { WireValue } from '../../../../common/src/wire/xml';
 import { addStatus, includesStatus } from './subject-status';
 
-type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts'>;
+type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts' | 'secondFactors'>;
 
 /** `{"subject":{"uniqueId":…,"attributes":{…}}}` and nothing else. */
 function subjectBody(req: Request): SubjectInput {
@@ -21,9 +22,16 @@ function subjectBody(req: Request): SubjectInput {
   return subjectInput(doc.subject);
 }
 
-function sendSubject(s: Services, req: Request, res: Response, status: number, contextId: string, subject: StoredSubject): void {
+function sendSubject(s: Services, req: Request, res: Response, status: number, contextId: string, subject: StoredSubject, extra: Record<string, WireValue> = {}): void {
   res.setHeader('ETag', etagOf(subject));
-  sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject) });
+  sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject), ...extra });
+}
+
+/** A READ's `include`: absent, or `otp` (whether the subject has a second factor, beside it); anything else is 400 naming it. */
+function includesOtp(include: string | undefined): boolean {
+  if (include === undefined) return false;
+  if (include !== 'otp') throw new InvalidRequest('include must be otp', { errors: [{ path: 'include', message: 'not otp' }] });
+  return true;
 }
 
 /** `{base}/contexts/{c}/subjects`: CREATE (a registration from an anonymous session) and SEARCH. */
@@ -66,8 +74,17 @@ export const subject = (s: Services): RestResource => ({
   name: 'a subject',
   target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}`,
   perform: {
-    GET: step('readSubject', async ({ req, res, ids }) => {
+    GET: step('readSubject', async ({ req, res, ids, state }) => {
+      const withOtp = includesOtp(queryParam(req, 'include'));
       const found = await s.subjects.read(ids.contextId!, ids.subjectId!);
+      if (withOtp) {
+        // `"otp":{…}` beside the subject (GET …/otp's document, never a secret), when the caller may READ `…/otp`: one request for Self-Service's page.
+        const target = `contexts/${ids.contextId}/subjects/${ids.subjectId}/otp`;
+        const allowed = (await s.decisions.decide(state, 'READ', target, { quiet: true })).decision === 'ALLOW';
+        const extra: Record<string, WireValue> = allowed ? { otp: { ...s.secondFactors.state({ contextId: ids.contextId!, uniqueId: ids.subjectId! }) } } : {};
+        res.setHeader('Cache-Control', 'no-store');
+        return sendSubject(s, req, res, 200, ids.contextId!, found, extra);
+      }
       if (!notModified(req, etagOf(found))) return sendSubject(s, req, res, 200, ids.contextId!, found);
       res.setHeader('ETag', etagOf(found));
       res.status(304).end();
