@@ -1,23 +1,37 @@
 import { randomBytes } from 'node:crypto';
 import type { ApplicationSession } from './services';
 
-/**
- * The portlet application's session, held by a portal session (a user's, or a visitor's once
- * something is stored). The portal decides how long it lives; `touch` marks each request.
- */
-export class MemoryApplicationSession implements ApplicationSession {
-  #id = newId();
-  #attributes = new Map<string, unknown>();
-  #containerData = new Map<string, unknown>();
-  #creationTime: number;
-  #lastAccessedTime: number;
-  #isNew = true;
+/** An application session's content as it travels (a visitor's cookie) or is stored. */
+export interface ApplicationSessionState {
+  id: string;
+  created: number;
+  attributes: [string, unknown][];
+  containerData: [string, unknown][];
+}
 
-  constructor(
+/**
+ * The state and accessors every portlet application session shares; the portal's two kinds differ
+ * only in where the session lives (MemoryApplicationSession below, a user's, on the server;
+ * VisitorApplicationSession, a visitor's, in its sealed cookie) and in how time passes for it.
+ */
+export abstract class BaseApplicationSession implements ApplicationSession {
+  #id: string;
+  #attributes: Map<string, unknown>;
+  #containerData: Map<string, unknown>;
+  #creationTime: number;
+  #isNew: boolean;
+  abstract readonly lastAccessedTime: number;
+
+  protected constructor(
     public maxInactiveInterval: number,
-    private readonly now: () => number = Date.now,
+    now: number,
+    from?: ApplicationSessionState,
   ) {
-    this.#creationTime = this.#lastAccessedTime = now();
+    this.#id = from?.id ?? newId();
+    this.#attributes = new Map(from?.attributes ?? []);
+    this.#containerData = new Map(from?.containerData ?? []);
+    this.#creationTime = from?.created ?? now;
+    this.#isNew = from === undefined;
   }
 
   get id(): string {
@@ -32,25 +46,61 @@ export class MemoryApplicationSession implements ApplicationSession {
   get creationTime(): number {
     return this.#creationTime;
   }
-  get lastAccessedTime(): number {
-    return this.#lastAccessedTime;
-  }
   get isNew(): boolean {
     return this.#isNew;
   }
 
+  /** Clears everything and starts a new application session at `now`; the portal session stays. */
+  protected restart(now: number): void {
+    this.#id = newId();
+    this.#attributes = new Map();
+    this.#containerData = new Map();
+    this.#creationTime = now;
+    this.#isNew = true;
+  }
+
+  /** Seen again by a later request: no longer new. */
+  protected seen(): void {
+    this.#isNew = false;
+  }
+
+  /** As it travels or is stored. */
+  state(): ApplicationSessionState {
+    return { id: this.#id, created: this.#creationTime, attributes: [...this.#attributes], containerData: [...this.#containerData] };
+  }
+
+  abstract invalidate(): void;
+}
+
+/**
+ * The portlet application's session, held by a portal session (a user's, or a visitor's once
+ * something is stored). The portal decides how long it lives; `touch` marks each request.
+ */
+export class MemoryApplicationSession extends BaseApplicationSession {
+  #lastAccessedTime: number;
+
+  constructor(
+    maxInactiveInterval: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    const created = now();
+    super(maxInactiveInterval, created);
+    this.#lastAccessedTime = created;
+  }
+
+  get lastAccessedTime(): number {
+    return this.#lastAccessedTime;
+  }
+
   /** A new request of the same session: no longer new. */
   touch(): void {
-    this.#isNew = false;
+    this.seen();
     this.#lastAccessedTime = this.now();
   }
 
   invalidate(): void {
-    this.#id = newId();
-    this.#attributes = new Map();
-    this.#containerData = new Map();
-    this.#creationTime = this.#lastAccessedTime = this.now();
-    this.#isNew = true;
+    this.#lastAccessedTime = this.now();
+    this.restart(this.#lastAccessedTime);
   }
 }
 

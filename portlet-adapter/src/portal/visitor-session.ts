@@ -8,9 +8,8 @@
  * room kept for the gateway state to be refreshed later; if the line would still pass it when
  * written, the refill of a refused form (REFILL_ATTRIBUTE) is dropped first, never the flow state.
  */
-import { randomBytes } from 'node:crypto';
 import { IllegalStateException } from '../api/exceptions';
-import type { ApplicationSession } from '../container/services';
+import { BaseApplicationSession, type ApplicationSessionState } from '../container/application-session';
 import { REFILL_ATTRIBUTE } from '../container/services';
 import type { CarriedGatewayState } from '../gateway-client';
 import { MAX_VISITOR_COOKIE_LINE, VISITOR_COOKIE, type VisitorCookies, type VisitorState } from './visitor-cookie';
@@ -23,50 +22,21 @@ import { MAX_VISITOR_COOKIE_LINE, VISITOR_COOKIE, type VisitorCookies, type Visi
 export const GATEWAY_REFRESH_RESERVE = 96;
 
 /** The visitor's portlet application session: what a MemoryApplicationSession is for a user, carried in the cookie. */
-export class VisitorApplicationSession implements ApplicationSession {
-  #id: string;
-  #attributes: Map<string, unknown>;
-  #containerData: Map<string, unknown>;
-  #creationTime: number;
-  #isNew: boolean;
+export class VisitorApplicationSession extends BaseApplicationSession {
   readonly lastAccessedTime: number;
 
   constructor(
     private readonly carry: VisitorCarry,
-    public maxInactiveInterval: number,
+    maxInactiveInterval: number,
     now: number,
-    from?: { id: string; created: number; attributes: [string, unknown][]; containerData: [string, unknown][] },
+    from?: ApplicationSessionState,
   ) {
-    this.#id = from?.id ?? newId();
-    this.#attributes = new Map(from?.attributes ?? []);
-    this.#containerData = new Map(from?.containerData ?? []);
-    this.#creationTime = from?.created ?? now;
-    this.#isNew = from === undefined;
+    super(maxInactiveInterval, now, from);
     this.lastAccessedTime = now;
   }
 
-  get id(): string {
-    return this.#id;
-  }
-  get attributes(): Map<string, unknown> {
-    return this.#attributes;
-  }
-  get containerData(): Map<string, unknown> {
-    return this.#containerData;
-  }
-  get creationTime(): number {
-    return this.#creationTime;
-  }
-  get isNew(): boolean {
-    return this.#isNew;
-  }
-
   invalidate(): void {
-    this.#id = newId();
-    this.#attributes = new Map();
-    this.#containerData = new Map();
-    this.#creationTime = this.lastAccessedTime;
-    this.#isNew = true;
+    this.restart(this.lastAccessedTime);
   }
 
   /** Throws IllegalStateException when the visitor cookie could no longer hold what this session holds. */
@@ -76,10 +46,6 @@ export class VisitorApplicationSession implements ApplicationSession {
     }
   }
 
-  /** As it travels. */
-  carried(): { id: string; created: number; attributes: [string, unknown][]; containerData: [string, unknown][] } {
-    return { id: this.#id, created: this.#creationTime, attributes: [...this.#attributes], containerData: [...this.#containerData] };
-  }
 }
 
 export interface VisitorCarryOptions {
@@ -150,7 +116,7 @@ export class VisitorCarry {
   }
 
   #state(): VisitorState {
-    return { handle: this.handle, expires: this.#expires, gateway: this.gateway.value, session: this.#session?.carried() };
+    return { handle: this.handle, expires: this.#expires, gateway: this.gateway.value, session: this.#session?.state() };
   }
 
   #lineLength(plaintextLength: number): number {
@@ -161,8 +127,4 @@ export class VisitorCarry {
   #attributesNow(): string {
     return `${this.options.attributes}; Max-Age=${Math.max(0, this.#expires - Math.floor(this.options.now / 1000))}`;
   }
-}
-
-function newId(): string {
-  return randomBytes(12).toString('base64url');
 }
