@@ -202,6 +202,8 @@ export class Core {
       // The other cores drop theirs at once; if Redis cannot be told, their cache's bound still holds.
       await this.changes?.publish(contextId, uniqueId).catch((error: unknown) => this.log.warn({ event: 'change_feed', outcome: 'failure', err: String(error) }, 'could not publish a subject change'));
       if (change !== 'updated') await this.endSubjectSessions(contextId, uniqueId, change);
+      // A deleted subject's second factor goes with it: a subject made later under the same id starts without one.
+      if (change === 'deleted') this.secondFactors.forget({ contextId, uniqueId });
     });
     this.apply(config);
     // Last: they read the configuration and the stores above as they are built.

@@ -53,6 +53,16 @@ export class FactorStore {
     return result.changes === 1;
   }
 
+  /** Writes the subject's factor as it is (svc import: the secret still sealed), replacing any. */
+  put(contextId: string, uniqueId: string, factor: StoredFactor): void {
+    this.db
+      .prepare(
+        `INSERT INTO factors (context, subject, secret, confirmed, recovery, created) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (context, subject) DO UPDATE SET secret = excluded.secret, confirmed = excluded.confirmed, recovery = excluded.recovery, created = excluded.created`,
+      )
+      .run(contextId, uniqueId, factor.secret, factor.confirmed ? 1 : 0, JSON.stringify(factor.recovery), new Date().toISOString());
+  }
+
   /** Removes the subject's factor, pending or confirmed; resolves whether there was one. */
   remove(contextId: string, uniqueId: string): boolean {
     return this.db.prepare('DELETE FROM factors WHERE context = ? AND subject = ?').run(contextId, uniqueId).changes === 1;

@@ -118,6 +118,11 @@ export class SecondFactors {
     this.record(by, contextId, uniqueId, removed ? 'removed_by_admin' : 'none_to_remove');
   }
 
+  /** The subject was deleted: its factor goes too (a subject made later under its id must not inherit it). */
+  forget(principal: Principal): void {
+    this.deps.store().remove(principal.contextId, principal.uniqueId);
+  }
+
   /**
    * A login's code (SPEC 15): a current TOTP code of a step later than the last accepted, or an
    * unused recovery code (consumed). A wrong code takes one of the subject's 10 daily slots before it

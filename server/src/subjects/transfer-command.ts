@@ -1,5 +1,6 @@
 import { once } from 'node:events';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { progressBar, type ProgressStream } from '../../../common/src/tty/progress';
@@ -10,7 +11,8 @@ import type { SubjectStore } from './store';
 import { createSubjectStore } from './stores';
 import { fold } from './subject';
 import { SubjectService } from './subject-service';
-import { exportLine, importLines, subjectsOf } from './transfer';
+import { FactorStore } from '../otp/factor-store';
+import { exportLine, importLines, subjectsOf, type FactorTarget } from './transfer';
 
 /** The streams a data command uses; process.stdin/stdout/stderr in real use. */
 export interface TransferIo {
@@ -26,7 +28,8 @@ export const EXPORT_USAGE = `Usage: svc export [--config FILE] --context C > C.j
 
 Writes the subjects of context C as JSON lines on stdout, ordered by uniqueId, every attribute
 included (password and answer hashes too, so users keep their passwords: keep the file as secret as
-the database). Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
+the database), and each second factor still sealed under the data directory's otp.key (an import
+needs that same otp.key). Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
 A SQLite store belongs to one process: stop the server first.
 `;
 
@@ -34,7 +37,9 @@ export const IMPORT_USAGE = `Usage: svc import [--config FILE] --context C [--re
 
 Reads JSON lines as svc export writes them (from FILE, or stdin) into context C, whatever its store.
 All or nothing: an invalid line, a uniqueId given twice, or a uniqueId that exists refuses the whole
-import (--replace replaces existing subjects instead). A progress bar shows on a terminal.
+import (--replace replaces existing subjects instead, second factors included: a replaced subject
+whose line has none has none). A second factor is taken only when it opens under the data
+directory's otp.key, the one the export was sealed under. A progress bar shows on a terminal.
 Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
 `;
 
@@ -54,8 +59,40 @@ async function loadConfig(path: string | undefined, io: TransferIo): Promise<Svc
   return io.defaultConfig(io.env);
 }
 
+/**
+ * svc's own second-factor store and key in the data directory (SPEC 15), as the core keeps them:
+ * `otp.sqlite`, opened only when there is one or a factor is written, and `otp.key`, never made here.
+ */
+class DataDirectoryFactors implements FactorTarget {
+  #store: FactorStore | undefined;
+
+  constructor(private readonly dataDir: string) {}
+
+  key(): Buffer | undefined {
+    const file = join(this.dataDir, 'otp.key');
+    return existsSync(file) ? readFileSync(file) : undefined;
+  }
+
+  /** The store, or undefined when the data directory has none (nothing to export). */
+  existing(): FactorStore | undefined {
+    return this.#store ?? (existsSync(join(this.dataDir, 'otp.sqlite')) ? (this.#store = new FactorStore(join(this.dataDir, 'otp.sqlite'))) : undefined);
+  }
+
+  put(contextId: string, uniqueId: string, factor: Parameters<FactorStore['put']>[2]): void {
+    (this.#store ??= new FactorStore(join(this.dataDir, 'otp.sqlite'))).put(contextId, uniqueId, factor);
+  }
+
+  remove(contextId: string, uniqueId: string): void {
+    this.existing()?.remove(contextId, uniqueId);
+  }
+
+  close(): void {
+    this.#store?.close();
+  }
+}
+
 /** The context's store, opened (for PostgreSQL: the schema checked or migrated as `migrate` says), and a service over it. */
-async function openContext(config: SvcConfig, contextId: string): Promise<{ service: SubjectService; store: SubjectStore }> {
+async function openContext(config: SvcConfig, contextId: string): Promise<{ service: SubjectService; store: SubjectStore; factors: DataDirectoryFactors }> {
   const context: ContextConfig | undefined = config.contexts.find((c) => c.id === contextId);
   if (!context) throw new UsageError(`unknown context "${contextId}"; the configuration has ${config.contexts.map((c) => c.id).join(', ')}`);
   if (context.store === 'memory') throw new UsageError(`context ${contextId} is on the memory store, which lives and dies with its server process`);
@@ -68,7 +105,7 @@ async function openContext(config: SvcConfig, contextId: string): Promise<{ serv
   }
   const reserved = new Set([...config.reservedIds, ...(config.system ? [config.system.userId] : [])].map(fold));
   const hasher = new PasswordHasher({ ...config.passwords, precomputeDummy: false });
-  return { service: new SubjectService(new Map([[contextId, { config: context, store }]]), hasher, () => reserved), store };
+  return { service: new SubjectService(new Map([[contextId, { config: context, store }]]), hasher, () => reserved), store, factors: new DataDirectoryFactors(config.server.dataDir) };
 }
 
 /** Parses the arguments, runs `body` on the opened context, and turns every failure into a message and an exit code. */
@@ -77,9 +114,9 @@ async function run(
   usage: string,
   argv: readonly string[],
   io: TransferIo,
-  body: (opened: { service: SubjectService; store: SubjectStore }, contextId: string, args: { replace: boolean; file?: string }) => Promise<void>,
+  body: (opened: { service: SubjectService; store: SubjectStore; factors: DataDirectoryFactors }, contextId: string, args: { replace: boolean; file?: string }) => Promise<void>,
 ): Promise<number> {
-  let opened: { service: SubjectService; store: SubjectStore } | undefined;
+  let opened: { service: SubjectService; store: SubjectStore; factors: DataDirectoryFactors } | undefined;
   try {
     let parsed;
     try {
@@ -106,19 +143,21 @@ async function run(
     io.stderr.write(`svc ${name}: ${(error as Error).message}\n`);
     return 1;
   } finally {
+    opened?.factors.close();
     await opened?.store.close();
   }
 }
 
 /** `svc export`: the context's subjects as JSON lines on stdout. Returns the exit code. */
 export function runExport(argv: readonly string[], io: TransferIo): Promise<number> {
-  return run('export', EXPORT_USAGE, argv, io, async ({ store }, contextId) => {
+  return run('export', EXPORT_USAGE, argv, io, async ({ store, factors }, contextId) => {
     // SPEC 13: the directory keeps the passwords; an export carries none, and says so.
     if (store.passwords) io.stderr.write(`svc export: ${contextId} is on a directory (${store.kind}), which keeps the passwords: no password is exported\n`);
     const bar = progressBar(io.stderr, `export ${contextId}`, await store.count(contextId));
     let done = 0;
+    const factorStore = factors.existing();
     for await (const subject of subjectsOf(store, contextId)) {
-      if (!io.stdout.write(exportLine(subject) + '\n')) await once(io.stdout, 'drain');
+      if (!io.stdout.write(exportLine(subject, factorStore?.get(contextId, subject.uniqueId)) + '\n')) await once(io.stdout, 'drain');
       bar.update(++done);
     }
     bar.finish();
@@ -127,13 +166,14 @@ export function runExport(argv: readonly string[], io: TransferIo): Promise<numb
 
 /** `svc import`: JSON lines from FILE or stdin into the context, all or nothing. Returns the exit code. */
 export function runImport(argv: readonly string[], io: TransferIo): Promise<number> {
-  return run('import', IMPORT_USAGE, argv, io, async ({ service }, contextId, { replace, file }) => {
+  return run('import', IMPORT_USAGE, argv, io, async ({ service, factors }, contextId, { replace, file }) => {
     const input = file ? createReadStream(file) : io.stdin;
     const reading = progressBar(io.stderr, `read ${contextId}`);
     const writing = progressBar(io.stderr, `import ${contextId}`);
     try {
       const count = await importLines(service, contextId, createInterface({ input, crlfDelay: Infinity }), {
         replace,
+        factors,
         onRead: (n) => reading.update(n),
         onProgress: (done, total) => {
           reading.finish();

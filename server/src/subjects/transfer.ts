@@ -4,10 +4,15 @@
  * password and answer hashes included, so users keep their passwords; it is canonical (members in a
  * fixed order, attribute names sorted), so exports of the same subjects are the same bytes whatever
  * store they came from. The version (the ETag) is the store's own: an imported subject starts anew.
+ * A subject's second factor (SPEC 15) travels as `secondFactor`: its secret still sealed under
+ * `otp.key` (bound to its context and subject), whether it is confirmed, and the SHA-256 of each
+ * unused recovery code. An import takes it only when it opens under the data directory's `otp.key`.
  */
 import { MalformedBody, SvcError } from '../../../common/src/errors';
 import { parseJson } from '../../../common/src/wire/json';
 import { parsePhc } from '../passwords/phc';
+import { openSecret } from '../otp/factor-cipher';
+import type { StoredFactor } from '../otp/factor-store';
 import { checkAttributes, missingRequired } from './attributes';
 import type { ImportedSubject, SubjectStore } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject } from './subject';
@@ -20,18 +25,48 @@ export interface ExportedSubject {
   attributes: Attributes;
   created: string;
   modified: string;
+  /** The subject's second factor, its secret still sealed (SPEC 15); absent when it has none. */
+  secondFactor?: StoredFactor;
 }
 
-const MEMBERS = new Set(['uniqueId', 'attributes', 'created', 'modified']);
+const MEMBERS = new Set(['uniqueId', 'attributes', 'created', 'modified', 'secondFactor']);
+/** A recovery code's SHA-256, base64url. */
+const RECOVERY_HASH = /^[A-Za-z0-9_-]{43}$/;
 /** Errors listed before an import gives up reading. */
 const MAX_PROBLEMS = 20;
 
-/** One subject as its export line (without the newline). */
-export function exportLine(subject: StoredSubject): string {
+/** One subject as its export line (without the newline), with its second factor when it has one. */
+export function exportLine(subject: StoredSubject, factor?: StoredFactor): string {
   const names = Object.keys(subject.attributes).sort();
   const attributes = Object.fromEntries(names.map((name) => [name, subject.attributes[name]]));
   const line: ExportedSubject = { uniqueId: subject.uniqueId, attributes, created: subject.created, modified: subject.modified };
+  if (factor) line.secondFactor = { secret: factor.secret, confirmed: factor.confirmed, recovery: [...factor.recovery] };
   return JSON.stringify(line);
+}
+
+/** Where an import finds `otp.key` and puts second factors (svc's own otp.sqlite). */
+export interface FactorTarget {
+  /** `otp.key` of the data directory, or undefined when there is none. */
+  key(): Buffer | undefined;
+  put(contextId: string, uniqueId: string, factor: StoredFactor): void;
+  remove(contextId: string, uniqueId: string): void;
+}
+
+/** A line's `secondFactor`: well formed, and its secret opens under this `otp.key` for this subject. */
+function readFactor(value: unknown, contextId: string, uniqueId: string, factors: FactorTarget | undefined): StoredFactor {
+  const f = value as Partial<StoredFactor> | null;
+  if (!f || typeof f !== 'object' || Array.isArray(f) || Object.keys(f).some((k) => !['secret', 'confirmed', 'recovery'].includes(k))) throw new MalformedBody('secondFactor must be {"secret","confirmed","recovery"}');
+  if (typeof f.secret !== 'string' || typeof f.confirmed !== 'boolean' || !Array.isArray(f.recovery) || f.recovery.some((h) => typeof h !== 'string' || !RECOVERY_HASH.test(h))) {
+    throw new MalformedBody('secondFactor must hold a sealed secret, confirmed (true or false) and the recovery codes\' SHA-256 hashes');
+  }
+  const key = factors?.key();
+  if (key === undefined) throw new MalformedBody('secondFactor needs the otp.key it was sealed under in the data directory (copy it with the export)');
+  try {
+    openSecret(key, contextId, uniqueId, f.secret);
+  } catch {
+    throw new MalformedBody('secondFactor was sealed under another otp.key, or for another subject or context');
+  }
+  return { secret: f.secret, confirmed: f.confirmed, recovery: [...(f.recovery as string[])] };
 }
 
 /** Every subject of a context, ordered by uniqueId, a keyset page at a time. */
@@ -72,7 +107,7 @@ function timestamp(value: unknown, name: string, fallback: string): string {
  * Reads one line against the context's definition as an admin's CREATE would be checked, except
  * that secrets are taken as the hashes they must already be (never hashed again, never plain).
  */
-export function readLine(service: SubjectService, contextId: string, text: string, now: string): ImportedSubject {
+export function readLine(service: SubjectService, contextId: string, text: string, now: string, factors?: FactorTarget): ImportedSubject & { factor?: StoredFactor } {
   const document = parseJson(text) as Record<string, unknown>;
   const unknown = Object.keys(document).filter((name) => !MEMBERS.has(name));
   if (unknown.length) throw new MalformedBody(`unknown members: ${unknown.join(', ')}`);
@@ -98,7 +133,8 @@ export function readLine(service: SubjectService, contextId: string, text: strin
     }
   }
   const created = timestamp(document.created, 'created', now);
-  return { write: service.toWrite(config, uniqueId, attributes), created, modified: timestamp(document.modified, 'modified', created) };
+  const factor = document.secondFactor === undefined ? undefined : readFactor(document.secondFactor, contextId, uniqueId, factors);
+  return { write: service.toWrite(config, uniqueId, attributes), created, modified: timestamp(document.modified, 'modified', created), ...(factor ? { factor } : {}) };
 }
 
 /**
@@ -110,9 +146,9 @@ export async function importLines(
   service: SubjectService,
   contextId: string,
   lines: AsyncIterable<string>,
-  options: { replace: boolean; onRead?: (count: number) => void; onProgress?: (done: number, total: number) => void },
+  options: { replace: boolean; onRead?: (count: number) => void; onProgress?: (done: number, total: number) => void; factors?: FactorTarget },
 ): Promise<number> {
-  const subjects: ImportedSubject[] = [];
+  const subjects: Array<ImportedSubject & { factor?: StoredFactor }> = [];
   const lineOf = new Map<string, number>();
   const problems: string[] = [];
   const now = new Date().toISOString();
@@ -121,7 +157,7 @@ export async function importLines(
     number++;
     if (!text.trim()) continue;
     try {
-      const subject = readLine(service, contextId, text, now);
+      const subject = readLine(service, contextId, text, now, options.factors);
       const folded = fold(subject.write.uniqueId);
       const first = lineOf.get(folded);
       if (first !== undefined) throw new MalformedBody(`${subject.write.uniqueId} is already on line ${first}`);
@@ -143,6 +179,12 @@ export async function importLines(
     if (line === undefined) throw error;
     const hint = error instanceof SvcError && error.status === 409 && /exists$/.test(error.message) ? ' (--replace replaces it)' : '';
     throw new ImportRefused([`line ${line}: ${describe(error)}${hint}`]);
+  }
+  // The subjects are written: their factors follow, each as its line says (with --replace, a
+  // replaced subject whose line has none keeps none: the file is what the subject is).
+  for (const subject of subjects) {
+    if (subject.factor) options.factors!.put(contextId, subject.write.uniqueId, subject.factor);
+    else if (options.replace) options.factors?.remove(contextId, subject.write.uniqueId);
   }
   return subjects.length;
 }
