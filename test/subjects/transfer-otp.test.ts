@@ -98,7 +98,7 @@ test('with the same otp.key, bob logs in to the imported data with his password 
     expect(second.status).toBe(200);
     expect((second.json!.session as { level: number }).level).toBe(3);
     // A deleted subject's factor goes with it: bob made anew has none.
-    await server.core.subjects.delete('employees', 'bob', 'admin');
+    await server.core.subjects.delete('employees', 'bob');
     expect(server.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(false);
   } finally {
     await server.stop();
