@@ -25,6 +25,11 @@ describe('candidateFilter: what the directory is asked, at least what svc select
     ['not (mail ne "a" or roles pr)', '(&(mail=a)(!(svcRole=*)))'],
     ['not (mail eq "a" and roles eq "x")', undefined],
     ['not (not (mail sw "a"))', '(mail=a*)'],
+    // The directory's ordering is not svc's: an ordering asks only for the attribute's presence.
+    ['familyName gt "m"', '(sn=*)'],
+    ['mail eq "a" and uniqueId le "b"', '(&(mail=a)(uid=*))'],
+    ['not (familyName lt "m")', undefined],
+    ['not (familyName ge "m" or roles pr)', '(!(svcRole=*))'],
   ])('%s → %s', (scim, ldap) => {
     expect(candidates(scim)).toBe(ldap);
   });
@@ -44,6 +49,14 @@ describe('filterToLdap', () => {
     ['mail eq ""', '(!(objectClass=*))'],
     ['mail ne ""', '(objectClass=*)'],
     ['mail co ""', '(mail=*)'],
+    ['familyName ge "m"', '(sn>=m)'],
+    ['familyName le "m"', '(sn<=m)'],
+    ['familyName gt "m"', '(&(sn>=m)(!(sn=m)))'],
+    ['familyName lt "m*"', '(&(sn<=m\\2a)(!(sn=m\\2a)))'],
+    ['familyName ge ""', '(sn=*)'],
+    ['familyName gt ""', '(sn=*)'],
+    ['familyName le ""', '(!(objectClass=*))'],
+    ['familyName lt ""', '(!(objectClass=*))'],
   ])('%s → %s', (scim, ldap) => {
     expect(compile(scim)).toBe(ldap);
   });

@@ -65,7 +65,7 @@ async function race<T>(calls: Array<Promise<T>>): Promise<{ won: T[]; lost: unkn
   };
 }
 
-/** The filter data set: every form of SPEC section 3's subset is tried on it below. */
+/** The filter data set: every form of SPEC section 3's subset and SCIM's flat forms (SPEC 14) are tried on it below. */
 const PEOPLE: Array<[string, Attributes]> = [
   ['alice', { mail: 'alice@example.com', givenName: 'Alice', familyName: 'Anders', roles: ['admin', 'user'] }],
   ['bob', { mail: 'bob@example.com', givenName: 'Bob', familyName: 'Berg', roles: ['user'] }],
@@ -103,6 +103,25 @@ const FILTERS: Array<[string, string[]]> = [
   ['uniqueId ew "E"', ['alice', 'eve']],
   ['uniqueId pr', ['Carol', 'alice', 'bob', 'dave.d', 'eve', 'zed-1']],
   ['mail eq "nobody@example.com"', []],
+  // SCIM's forms (RFC 7644 section 3.4.2.2, SPEC 14): ordering on the folded value by code point, any value of a list.
+  ['familyName gt "berg"', ['Carol', 'zed-1']],
+  ['familyName GE "BERG"', ['Carol', 'bob', 'zed-1']],
+  ['familyName lt "berg"', ['alice', 'dave.d']],
+  ['familyName le "Berg"', ['alice', 'bob', 'dave.d']],
+  ['givenName gt "zoe"', ['eve', 'zed-1']],
+  ['mail lt "c"', ['alice', 'bob']],
+  ['mail ge ""', ['Carol', 'alice', 'bob', 'dave.d', 'eve', 'zed-1']],
+  ['familyName le ""', []],
+  ['roles ge "user"', ['alice', 'bob', 'eve', 'zed-1']],
+  ['roles lt "b"', ['alice', 'dave.d', 'eve']],
+  ['not (roles lt "b")', ['Carol', 'bob', 'zed-1']],
+  ['not (familyName ge "a")', ['dave.d', 'eve']],
+  ['uniqueId gt "carol"', ['dave.d', 'eve', 'zed-1']],
+  ['uniqueId le "BOB"', ['alice', 'bob']],
+  ['(familyName gt "m" or givenName lt "b") and not (mail ew ".org")', ['alice']],
+  ['not (not (disabled pr) and (roles eq "user" or roles pr))', ['Carol', 'dave.d']],
+  ['((mail sw "a") or (mail sw "b")) and (roles pr)', ['alice', 'bob']],
+  ['roles eq "user" and not (familyName pr or givenName lt "c")', ['eve']],
 ];
 
 export function subjectStoreContract(harness: SubjectStoreHarness): void {
@@ -478,6 +497,10 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       ['mail eq "ｂｏｂ@example.com"', []],
       ['uniqueId eq "ｂｏｂ"', []],
       ['not (givenName eq "ben")', ['bob', 'fw']],
+      // Ordering too: "ｂｅｎ" (U+FF42…) comes after "c" by code point, though a directory orders it as "ben".
+      ['givenName gt "c"', ['fw']],
+      ['givenName lt "c"', ['bob']],
+      ['not (givenName ge "c")', ['bob']],
     ])('filter %s', async (filter, expected) => {
       const page = await service.search(E, { filter, offset: 0, quantity: 100 });
       expect(ids(page.results)).toEqual(expected);
