@@ -176,6 +176,23 @@ describe('AuthZEN', () => {
     expect(lift.body).toEqual({ decision: true, context: { reason: 'admin-manages-own-context' } });
   });
 
+  test('subject.lockout and subject.events: READ of …/lockout and …/events (the User Admin asks them beside its buttons); events take READ only', async () => {
+    const part = (type: string, id: string, name = 'READ') => ({ action: { name }, resource: { type, id: `employees/${id}` } });
+    const asAlice = await evaluation('ALICE', { evaluations: [part('subject.lockout', 'bob'), part('subject.events', 'bob'), part('subject.events', 'bob', 'UPDATE')] }, true);
+    expect(asAlice.body?.evaluations).toEqual([
+      { decision: true, context: { reason: 'admin-manages-own-context' } },
+      { decision: true, context: { reason: 'admin-manages-own-context' } },
+      { decision: false, context: { error: { status: 400, code: 'invalid_operation', detail: expect.any(String) } } },
+    ]);
+    // bob reads his own events (user-reads-own-events), not his lockout, nor alice's events.
+    const asBob = await evaluation('BOB', { evaluations: [part('subject.events', 'bob'), part('subject.lockout', 'bob'), part('subject.events', 'alice')] }, true);
+    expect(asBob.body?.evaluations).toEqual([
+      { decision: true, context: { reason: 'allowed' } },
+      { decision: false, context: { reason: 'denied' } },
+      { decision: false, context: { reason: 'denied' } },
+    ]);
+  });
+
   test('batch: deny_on_first_deny stops; the size is bounded', async () => {
     const items = ['bob', 'alice', 'bob'].map((id) => ({ resource: subject(id) }));
     const stopped = await evaluation('BOB', { action: { name: 'READ' }, options: { evaluations_semantic: 'deny_on_first_deny' }, evaluations: items }, true);

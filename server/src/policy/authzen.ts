@@ -9,8 +9,8 @@ import { assertSubjectId } from '../subjects/subject-id';
  * beyond the seed), free of HTTP so that it can be tested and reused as it is. A request names
  * `subject` (optional), `action.name` (one of the five operations) and `resource`
  * (`{"type":"subject","id":"CONTEXT/SUBJECT"}`, `{"type":"subjects","id":"CONTEXT"}`, or
- * `subject.password` / `subject.lockout` with a subject's id for UPDATE of `…/password` and
- * `…/lockout`); the answer
+ * `subject.password` / `subject.lockout` / `subject.otp` / `subject.mail` with a subject's id for
+ * UPDATE of that part, `subject.lockout` / `subject.events` for READ of `…/lockout` and `…/events`); the answer
  * is `{"decision":bool,"context":{"reason":…}}`.
  */
 
@@ -23,6 +23,9 @@ export const MAX_EVALUATIONS = 500;
 
 /** The resource types naming a part of one subject (SPEC 10.3), and the target segment each adds. */
 const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout', 'subject.otp': 'otp', 'subject.events': 'events' };
+
+/** The operations each part takes, as its REST resource does (SPEC 6): UPDATE, and READ of `…/lockout` and `…/events`. */
+const PART_OPERATIONS: Readonly<Record<string, readonly Operation[]>> = { lockout: ['UPDATE', 'READ'], events: ['READ'] };
 
 export interface EvaluationQuery {
   /** The principal to decide for, when the request names one; otherwise the current principal. */
@@ -93,8 +96,9 @@ export function parseEvaluation(doc: unknown, defaults: Json = {}): EvaluationQu
   }
   const part = SUBJECT_PARTS[String(resource.type)];
   if (part !== undefined) {
-    // The targets …/password and …/lockout take UPDATE only, as their REST resources do.
-    if (operation !== 'UPDATE') throw new InvalidOperation(`a "${String(resource.type)}" resource takes UPDATE only`);
+    // Each part takes the operations its REST resource serves: …/lockout UPDATE (lifting) and READ, …/events READ, the others UPDATE.
+    const operations = PART_OPERATIONS[part] ?? ['UPDATE'];
+    if (!operations.includes(operation)) throw new InvalidOperation(`a "${String(resource.type)}" resource takes ${operations.join(' or ')} only`);
     const { contextId, subjectId } = contextAndSubject(id, 'resource.id');
     return { ...query, contextId, subjectId, target: `contexts/${contextId}/subjects/${subjectId}/${part}` };
   }
