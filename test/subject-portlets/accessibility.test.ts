@@ -12,7 +12,7 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { PortletMode } from '../../portlet-adapter/src/api';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
 import type { ContainerWindow } from './harness';
-import { startSvc, windowOf, type Svc } from './setup';
+import { coreLogin, startSvc, windowOf, type Svc } from './setup';
 
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
@@ -25,7 +25,7 @@ function ids(markup: string): string[] {
   return [...markup.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]);
 }
 
-type Prepare = (w: ContainerWindow) => Promise<unknown> | void;
+type Prepare = (w: ContainerWindow, svc: Svc) => Promise<unknown> | void;
 type Case = [name: string, open: (svc: Svc) => ContainerWindow, prepare: Prepare];
 
 const bob = (svc: Svc) => windowOf(svc, 'self-service', 'employees/bob', ['user']);
@@ -56,6 +56,18 @@ const CASES: Case[] = [
   ['user admin delete', alice, params({ view: ['delete'], subject: ['bob'] })],
   ['user admin preferences', alice, mode(PortletMode.EDIT)],
   [
+    'user admin sorted, bob locked',
+    alice,
+    async (w, svc) => {
+      for (let i = 0; i < 5; i++) await coreLogin(svc, 'bob', 'wrong-password');
+      w.renderParameters = { sort: ['mail'], order: ['desc'] };
+    },
+  ],
+  ['user admin subject locked, with events', alice, params({ view: ['show'], subject: ['bob'] })],
+  ['user admin events', alice, params({ view: ['events'], subject: ['bob'], events: ['1'] })],
+  ['user admin bulk confirmation', alice, params({ view: ['bulk'], bulk: ['disable'], selected: ['bob', 'alice'] })],
+  ['user admin bulk refused', alice, async (w) => w.action({ op: 'choose', view: 'list', bulk: 'delete' })],
+  [
     'user admin bad preferences',
     alice,
     async (w) => {
@@ -83,7 +95,7 @@ describeWithService(chromiumRequirement(), 'the portlets\' markup in a real brow
 
   test.each(CASES)('%s: a fragment with namespaced, unique ids and no axe-core violation', async (name, open, prepare) => {
     const window = open(svc);
-    await prepare(window);
+    await prepare(window, svc);
     const markup = await window.render();
     expect(/<(html|head|body|script)\b/i.test(markup)).toBe(false);
     const found = ids(markup);

@@ -85,11 +85,13 @@ describe('User Admin', () => {
     const markup = await window.render();
     expect(markup).toContain('for="svc_w1_f_search">Search');
     expect(markup).toContain('for="svc_w1_f_filter">SCIM filter');
-    expect(markup).toContain('<th class="portlet-table-header" scope="col">E-mail address</th>');
+    expect(markup).toMatch(/<th class="portlet-table-header" scope="col"><a class="svc-sort" href="[^"]*w1\.p\.sort=mail"[^>]*>E-mail address/);
     expect(markup).toContain('aria-label="Edit bob"');
     expect(markup).toContain('aria-label="Delete bob"');
     expect(markup).toContain('>Create subject</a>');
     expect(window.gateway.batches()).toBe(1);
+    // The page's one SEARCH asks each result's status with it.
+    expect(window.gateway.calls.filter((c) => c.method === 'GET' && c.path === '/contexts/employees/subjects').map((c) => c.query?.include)).toEqual(['status']);
 
     const bob = windowOf(svc, 'user-admin', 'employees/bob', ['user']);
     const refused = textOf(await bob.render());
@@ -149,6 +151,124 @@ describe('User Admin', () => {
     await window.action(TestWindow.formFields(shown, 'lift'));
     expect(textOf(await window.render())).toContain('Every lockout of bob was lifted; bob can log in again.');
     expect(await coreLogin(svc, 'bob', current)).toBe(true);
+  });
+
+  test('status column and sortable headers: bob locked is marked and alone offers Lift lockout; the headers are render URLs keeping the search, with aria-sort', async () => {
+    for (let i = 0; i < 5; i++) expect(await coreLogin(svc, 'bob', 'wrong-again')).toBe(false);
+    const window = admin();
+    const markup = await window.render();
+    const rowOf = (id: string) => markup.split('<tr').find((r) => r.includes(`<th scope="row">${id}</th>`)) ?? '';
+    expect(rowOf('bob')).toMatch(/<span class="svc-status svc-status-locked">Locked until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC<\/span>/);
+    expect(rowOf('bob')).toContain('aria-label="Lift lockout of bob"');
+    expect(rowOf('alice')).toContain('<span class="svc-status svc-status-active">Active</span>');
+    expect(rowOf('alice')).not.toContain('Lift lockout');
+    expect(window.gateway.batches()).toBe(1);
+
+    // Sorted by the e-mail address, descending, within a search: the core orders, the header says so.
+    await window.action({ op: 'search', search: '', filter: 'mail ew "@example.com"' });
+    window.renderParameters = { ...window.renderParameters, sort: ['mail'], order: ['desc'] };
+    const sorted = await window.render();
+    expect([...sorted.matchAll(/<th scope="row">([^<]+)<\/th>/g)].map((m) => m[1]).slice(0, 2)).toEqual(['bob', 'alice']);
+    expect(sorted).toMatch(/<th class="portlet-table-header" scope="col" aria-sort="descending"><a class="svc-sort" href="([^"]+)">E-mail address/);
+    const ascending = /aria-sort="descending"><a class="svc-sort" href="([^"]+)"/.exec(sorted)![1].replace(/&#38;/g, '&');
+    expect(new URL(ascending, 'http://portal').searchParams.get('w1.p.filter')).toBe('mail ew "@example.com"');
+    expect(new URL(ascending, 'http://portal').searchParams.get('w1.p.sort')).toBe('mail');
+    expect(new URL(ascending, 'http://portal').searchParams.get('w1.p.order')).toBeNull();
+    // Export CSV: the same search in the same order, through the portal's REST pass-through.
+    const csv = /id="svc_w1_export" href="([^"]+)"/.exec(sorted)![1].replace(/&#38;/g, '&');
+    expect(csv).toBe('/portal/api/contexts/employees/subjects?filter=mail+ew+%22%40example.com%22&sort=mail&order=desc&format=csv');
+    // A new search keeps the order; an order the context cannot sort by is the default, not an error.
+    await window.action({ ...TestWindow.formFields(sorted, 'search'), search: 'bo' });
+    expect(window.renderParameters).toMatchObject({ sort: ['mail'], order: ['desc'], search: ['bo'] });
+    window.renderParameters = { sort: ['password'] };
+    expect(await window.render()).toContain('aria-sort="ascending"><a class="svc-sort" href="/portal/page/home?w1.p.view=list&#38;w1.p.order=desc">User name');
+  });
+
+  test("a subject's view: its status with Lift lockout while locked, its last 20 events and a link to older ones, paged", async () => {
+    for (let i = 0; i < 25; i++) await coreLogin(svc, 'bob', `wrong-${i}`);
+    const window = admin();
+    window.renderParameters = { view: ['show'], subject: ['bob'] };
+    const shown = await window.render();
+    expect(textOf(shown)).toMatch(/Status Locked until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(shown).toContain('>Lift lockout</button>');
+    expect(shown).toContain('<h4 class="portlet-section-subheader">Recent events</h4>');
+    expect(shown.match(/<tr class="portlet-table-(body|alternate)"><td data-label="When">/g)).toHaveLength(20);
+    expect(textOf(shown)).toContain('Login failure');
+    expect(window.gateway.batches()).toBe(1);
+    const older = /href="([^"]+)">Older events of bob</.exec(shown)![1].replace(/&#38;/g, '&');
+    const query = new URL(older, 'http://portal').searchParams;
+    expect([query.get('w1.p.view'), query.get('w1.p.subject'), query.get('w1.p.events')]).toEqual(['events', 'bob', '20']);
+
+    window.renderParameters = { view: ['events'], subject: ['bob'], events: ['20'] };
+    const page = await window.render();
+    expect(textOf(page)).toMatch(/Events 21 to \d+ of \d+ of bob, newest first/);
+    expect(page).toContain('>Newer events</a>');
+    expect(page).toContain('>Back to bob</a>');
+
+    // bob may read his own events, not another's: the view says so instead of listing them.
+    const bobs = windowOf(svc, 'user-admin', 'employees/bob', ['user']);
+    bobs.renderParameters = { view: ['events'], subject: ['alice'] };
+    expect(textOf(await bobs.render())).toBe('You are not allowed to read the events of alice.');
+
+    await window.action({ op: 'lift', target: 'bob', view: 'show', subject: 'bob' });
+    expect(textOf(await window.render())).toContain('Status Active');
+  });
+
+  test('bulk: three checked rows, one confirmation page listing them (allowed rows from one batch, alice herself never), disabled in the core; sent twice does no harm; bulk delete, then again: already deleted', async () => {
+    for (const id of ['dora', 'emil', 'finn']) await svc.core.core.subjects.create('employees', id, { mail: `${id}@example.org`, password: 'Bulk-pass-1357' }, 'admin');
+    const window = admin();
+    const list = await window.render();
+    expect(list).toContain('<label class="portlet-form-label" for="svc_w1_bulk_action">With the selected subjects</label>');
+    expect(list).toContain('<input type="checkbox" form="svc_w1_bulk" name="selected" value="dora">');
+    expect(list).not.toContain('value="alice">'); // her own row has no checkbox
+    const batches = window.gateway.batches();
+
+    await window.action({ ...TestWindow.formFields(list, 'choose'), bulk: 'disable', selected: ['dora', 'emil', 'finn', 'alice'] });
+    expect(window.renderParameters).toMatchObject({ view: ['bulk'], bulk: ['disable'], selected: ['dora', 'emil', 'finn', 'alice'] });
+    const confirm = await window.render();
+    expect(window.gateway.batches()).toBe(batches + 1);
+    const text = textOf(confirm);
+    expect(text).toContain('Disable these 3 subjects? This ends their sessions; they cannot log in until enabled again. dora emil finn');
+    expect(text).toContain('Left as they are: alice: your own account is not changed by a bulk action');
+    const targets = [...confirm.matchAll(/<input type="hidden" name="target" value="([^"]+)">/g)].map((m) => m[1]);
+    expect(targets).toEqual(['dora', 'emil', 'finn']);
+    const fields = { ...TestWindow.formFields(confirm, 'bulk'), target: targets };
+    await window.action(fields);
+    expect(textOf(await window.render())).toContain('3 subjects were disabled: dora, emil, finn.');
+    for (const id of targets) expect((await svc.core.core.subjects.read('employees', id)).attributes.disabled).toBe('true');
+    expect(await coreLogin(svc, 'dora', 'Bulk-pass-1357')).toBe(false);
+    const after = await window.render();
+    expect(after.split('<tr').find((r) => r.includes('<th scope="row">emil</th>'))).toContain('<span class="svc-status svc-status-disabled">Disabled</span>');
+
+    await window.action(fields); // Back, then the confirmation again: the same write, no harm
+    expect(textOf(await window.render())).toContain('3 subjects were disabled');
+
+    await window.action({ op: 'choose', view: 'list', bulk: 'enable', selected: ['finn'] });
+    const enable = await window.render();
+    await window.action({ ...TestWindow.formFields(enable, 'bulk'), target: ['finn'] });
+    expect(textOf(await window.render())).toContain('1 subject was enabled: finn.');
+    expect(await coreLogin(svc, 'finn', 'Bulk-pass-1357')).toBe(true);
+
+    await window.action({ op: 'choose', view: 'list', bulk: 'delete', selected: ['dora', 'emil'] });
+    const remove = await window.render();
+    expect(textOf(remove)).toContain('Delete these 2 subjects? This ends their sessions and cannot be undone. dora emil');
+    const removal = { ...TestWindow.formFields(remove, 'bulk'), target: ['dora', 'emil'] };
+    await window.action(removal);
+    expect(textOf(await window.render())).toContain('2 subjects were deleted: dora, emil.');
+    await window.action(removal);
+    expect(textOf(await window.render())).toContain('No subject was deleted. dora, emil do not exist (any more): already deleted.');
+
+    // Nothing checked, or bob (no admin) confirming: refused in words, nothing changed.
+    await window.action({ op: 'choose', view: 'list', bulk: 'disable' });
+    expect(textOf(await window.render())).toContain('Select at least one subject');
+    const bob = windowOf(svc, 'user-admin', 'employees/bob', ['user']);
+    bob.renderParameters = { view: ['bulk'], bulk: ['delete'], selected: ['finn'] };
+    const bobsMarkup = await bob.render();
+    expect(textOf(bobsMarkup)).toContain('You are not allowed to delete any of the selected subjects.');
+    await bob.action({ op: 'bulk', view: 'list', bulk: 'delete', target: ['finn'] });
+    bob.renderParameters = { view: ['bulk'], bulk: ['delete'], selected: ['finn'] };
+    expect(textOf(await bob.render())).toContain('No subject was deleted. finn: You are not allowed to delete finn.');
+    expect((await svc.core.core.subjects.read('employees', 'finn')).uniqueId).toBe('finn');
   });
 
   test('preferences: the validator refuses a page size outside 5–100, in words beside the field; a good one is stored', async () => {

@@ -5,10 +5,13 @@
  * Live search: a portlet marks a results region with `data-svc-live-search` and names its search
  * field, the REST path of the search (under `{portal}/api`), the page size and a `<template>` holding
  * one result row rendered for the placeholder subject `data-placeholder` (and the placeholder search
- * `data-search-placeholder` in its URLs and hidden fields). While the person types, the script asks
- * `GET {portal}/api/…?search=` through the pass-through (as the portal session's user), then ONE
- * batch of evaluations for the rows' controls, and rebuilds the rows from the template, dropping
- * every control the check did not allow. Pressing Search still sends the form (all pages, paging).
+ * `data-search-placeholder` in its URLs and hidden fields), and the order (`data-sort`, `data-order`).
+ * While the person types, the script asks `GET {portal}/api/…?search=…&include=status` through the
+ * pass-through (as the portal session's user), then ONE batch of evaluations for the rows' controls,
+ * and rebuilds the rows from the template: each row's status, every control the check did not allow
+ * dropped, "Lift lockout" only on locked rows, a checkbox only where a bulk action is allowed. The
+ * Export CSV link (`data-export`) follows the typed search. Pressing Search still sends the form
+ * (all pages, paging).
  */
 export const SCRIPT = `"use strict";
 (function () {
@@ -25,7 +28,7 @@ export const SCRIPT = `"use strict";
       if (node.hasAttribute(name)) node.setAttribute(name, replaceAll(replaceAll(node.getAttribute(name), marks.id, encodeURIComponent(marks.idText)), marks.search, encodeURIComponent(marks.searchText)));
     });
     if (node.hasAttribute("aria-label")) node.setAttribute("aria-label", replaceAll(node.getAttribute("aria-label"), marks.id, marks.idText));
-    if (node.tagName === "INPUT" && node.type === "hidden") node.value = replaceAll(replaceAll(node.value, marks.id, marks.idText), marks.search, marks.searchText);
+    if (node.tagName === "INPUT" && (node.type === "hidden" || node.type === "checkbox")) node.value = replaceAll(replaceAll(node.value, marks.id, marks.idText), marks.search, marks.searchText);
     for (var child = node.firstChild; child; child = child.nextSibling) fill(child, marks);
   }
 
@@ -43,9 +46,26 @@ export const SCRIPT = `"use strict";
     var placeholder = region.getAttribute("data-placeholder");
     var searchPlaceholder = region.getAttribute("data-search-placeholder");
     var filterInput = document.getElementById(region.getAttribute("data-filter"));
+    var exportLink = document.getElementById(region.getAttribute("data-export"));
+    var sort = region.getAttribute("data-sort") || "";
+    var order = region.getAttribute("data-order") || "asc";
+    var self = region.getAttribute("data-self") || "";
     var last = input.value;
     var timer = 0;
     var sequence = 0;
+
+    function timeText(iso) { return /^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}/.test(iso) ? iso.slice(0, 10) + " " + iso.slice(11, 16) + " UTC" : iso; }
+
+    function statusOf(status) {
+      if (!status) return ["unknown", "Unknown"];
+      var locked = status.locked ? (status.lockedUntil ? "Locked until " + timeText(status.lockedUntil) : "Locked") : "";
+      if (status.disabled) return [status.locked ? "locked" : "disabled", locked ? "Disabled; " + locked.charAt(0).toLowerCase() + locked.slice(1) : "Disabled"];
+      return locked ? ["locked", locked] : ["active", "Active"];
+    }
+
+    function drop(row, right) {
+      Array.prototype.forEach.call(row.querySelectorAll('[data-right="' + right + '"]'), function (control) { control.parentNode.removeChild(control); });
+    }
 
     function show(page, decisions, searchText) {
       var container = document.createElement("div");
@@ -55,8 +75,10 @@ export const SCRIPT = `"use strict";
         none.textContent = "No subject matches.";
         container.appendChild(none);
       } else {
-        var wrap = template.content.firstElementChild.cloneNode(true);
-        var body = wrap.querySelector("tbody");
+        var fragment = template.content.cloneNode(true);
+        // The headers' sort links and the bulk form's hidden fields carry the typed search.
+        fill(fragment, { id: placeholder, idText: placeholder, search: searchPlaceholder, searchText: searchText });
+        var body = fragment.querySelector("tbody");
         var model = body.querySelector("tr");
         body.removeChild(model);
         page.results.forEach(function (subject, i) {
@@ -64,14 +86,20 @@ export const SCRIPT = `"use strict";
           row.className = i % 2 ? "portlet-table-alternate" : "portlet-table-body";
           fill(row, { id: placeholder, idText: subject.uniqueId, search: searchPlaceholder, searchText: searchText });
           Array.prototype.forEach.call(row.querySelectorAll("[data-column]"), function (cell) { cell.textContent = text(subject.attributes[cell.getAttribute("data-column")]); });
-          RIGHTS.forEach(function (right, r) {
-            if (decisions[i * RIGHTS.length + r]) return;
-            Array.prototype.forEach.call(row.querySelectorAll('[data-right="' + right[0] + '"]'), function (control) { control.parentNode.removeChild(control); });
+          Array.prototype.forEach.call(row.querySelectorAll("[data-status] .svc-status"), function (badge) {
+            var status = statusOf(subject.status);
+            badge.className = "svc-status svc-status-" + status[0];
+            badge.textContent = status[1];
           });
+          var allowed = {};
+          RIGHTS.forEach(function (right, r) { allowed[right[0]] = decisions[i * RIGHTS.length + r] === true; });
+          RIGHTS.forEach(function (right) { if (!allowed[right[0]]) drop(row, right[0]); });
+          if (!(subject.status && subject.status.locked)) drop(row, "lift");
+          if (!(allowed.update || allowed["delete"]) || subject.uniqueId === self) drop(row, "select");
           body.appendChild(row);
         });
-        wrap.querySelector("caption").textContent = "Subjects 1 to " + page.results.length + " of " + page.total + " in " + context;
-        container.appendChild(wrap);
+        fragment.querySelector("caption").textContent = "Subjects 1 to " + page.results.length + " of " + page.total + " in " + context;
+        container.appendChild(fragment);
         if (page.results.length < page.total) {
           var more = document.createElement("p");
           more.className = "portlet-font-dim";
@@ -83,14 +111,28 @@ export const SCRIPT = `"use strict";
       status.textContent = page.total === 1 ? "1 subject matches." : page.total + " subjects match.";
     }
 
+    function query(searchText) {
+      var q = new URLSearchParams();
+      if (searchText) q.set("search", searchText);
+      if (filterInput && filterInput.value.trim()) q.set("filter", filterInput.value.trim());
+      if (sort) q.set("sort", sort);
+      if (order === "desc") q.set("order", "desc");
+      return q;
+    }
+
     function run() {
       var searchText = input.value.trim();
       var mine = ++sequence;
-      var query = new URLSearchParams({ quantity: quantity });
-      if (searchText) query.set("search", searchText);
-      if (filterInput && filterInput.value.trim()) query.set("filter", filterInput.value.trim());
+      var q = query(searchText);
+      if (exportLink) {
+        var csv = query(searchText);
+        csv.set("format", "csv");
+        exportLink.setAttribute("href", api + "?" + csv.toString());
+      }
+      q.set("quantity", quantity);
+      q.set("include", "status");
       var headers = { accept: "application/json" };
-      fetch(api + "?" + query.toString(), { headers: headers, credentials: "same-origin" })
+      fetch(api + "?" + q.toString(), { headers: headers, credentials: "same-origin" })
         .then(function (answer) { if (!answer.ok) throw answer; return answer.json(); })
         .then(function (page) {
           var evaluations = [];

@@ -93,6 +93,39 @@ td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
 .svc-details dt{margin:.5rem 0 0}
 .svc-details dd{margin:0;overflow-wrap:anywhere}
 @media (min-width:30rem){.svc-details{grid-template-columns:max-content 1fr}.svc-details dt,.svc-details dd{margin:0;padding:.3rem 1rem .3rem 0;border-bottom:1px solid #eef2f7}}
+.svc-status{display:inline-block;padding:0 .5rem;border:1px solid;border-radius:999px;font-size:.875rem;white-space:nowrap}
+.svc-status-active{color:#13501f;background:#eef9f1;border-color:#1e7b34}
+.svc-status-disabled{color:#3d4651;background:#eef2f7;border-color:#6b7785}
+.svc-status-locked{color:#7a1712;background:#fdf0ef;border-color:#b3261e}
+.svc-status-unknown{color:#4a5563;border-color:#d5dbe3}
+.svc-sort{display:inline-block;padding:.1rem 0}
+.svc-sort-mark{display:inline-block;margin-left:.3rem;font-size:.8em}
+.svc-sort-none{color:#4a5563}
+.svc-table th.svc-select,.svc-table td.svc-select{width:2.25rem;padding-right:0}
+.svc-select input{width:1.2rem;height:1.2rem;margin:0;vertical-align:middle}
+.svc-select-label{display:inline-flex;padding:.3rem;cursor:pointer}
+.svc-bulk{margin:.75rem 0 0}
+.svc-bulk .portlet-form-label{margin:0 0 .25rem}
+.svc-bulk-row{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.svc-bulk select.portlet-form-input-field{width:auto;min-width:9rem}
+.svc-bulk .portlet-form-button{margin:0}
+.svc-list{margin:.25rem 0 .75rem;padding-left:1.5rem}
+.svc-events td:first-child{white-space:nowrap}
+/* Below 40rem a result row is a card: its cells stacked with their column's name, the actions wrapping inside it, the sort links in a row above. */
+@media (max-width:40rem){
+.portlet-content table.svc-table.svc-stack{display:block}
+.svc-stack caption,.svc-stack thead,.svc-stack tbody,.svc-stack tbody tr,.svc-stack tbody td,.svc-stack tbody th{display:block}
+.svc-stack thead tr{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
+.svc-stack thead tr.svc-sort-row::before{content:"Sort by:";font-weight:600}
+.svc-stack thead th{border:0;padding:.15rem 0;background:none;white-space:normal}
+.svc-stack thead th.svc-nosort{position:absolute;width:1px;height:1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.svc-stack tbody tr{position:relative;border:1px solid #d5dbe3;border-radius:6px;margin:.5rem 0;padding:.4rem .75rem}
+.svc-stack tbody td,.svc-stack tbody th{border:0;padding:.15rem 0}
+.svc-stack tbody td.svc-select{position:absolute;top:.25rem;right:.5rem;width:auto;padding:0}
+.svc-stack tbody td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+.svc-stack tbody td:empty{display:none}
+.svc-table td.svc-controls{display:flex;white-space:normal;padding-top:.4rem}
+}
 .portal-login{max-width:24rem}
 .svc-steps li{margin:0 0 .75rem}
 .svc-qr-box{margin:.5rem 0 0;background:#fff;display:inline-block;border:1px solid #d5dbe3}

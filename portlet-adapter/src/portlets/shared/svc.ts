@@ -7,7 +7,10 @@ import type { PrincipalName } from '../../../../common/src/principal-name';
 import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
 import { apiPath, GATEWAY_ATTRIBUTE, type Decision, type Evaluation, type SvcGateway } from '../../gateway-client';
+import type { SubjectEventPage } from '../../../../common/src/wire/subject-event';
 import type { ContextDefinition } from './definition';
+
+export type { SubjectEvent, SubjectEventPage } from '../../../../common/src/wire/subject-event';
 
 export type AttributeValue = string | string[];
 export type Attributes = Record<string, AttributeValue>;
@@ -17,8 +20,39 @@ export interface Subject {
   attributes: Attributes;
 }
 
+/** What `include=status` adds to a SEARCH result the caller may READ the `…/lockout` of (SPEC 3). */
+export interface SubjectStatus {
+  disabled: boolean;
+  locked: boolean;
+  /** ISO 8601; null: locked with no end, or not locked. */
+  lockedUntil: string | null;
+}
+
+/** `GET …/lockout` (SPEC 6). */
+export interface LockoutState {
+  locked: boolean;
+  lockedUntil: string | null;
+  failures: number;
+}
+
+export interface SearchResult extends Subject {
+  status?: SubjectStatus;
+}
+
+export interface SearchQuery {
+  search?: string;
+  filter?: string;
+  /** `uniqueId` or a search attribute of the context; absent: uniqueId. */
+  sort?: string;
+  order?: 'asc' | 'desc';
+  offset: number;
+  quantity: number;
+  /** Each result's status (locked, disabled), from the core's one batch per page. */
+  includeStatus?: boolean;
+}
+
 export interface SearchPage {
-  results: Subject[];
+  results: SearchResult[];
   offset: number;
   quantity: number;
   total: number;
@@ -54,14 +88,19 @@ export class Svc {
     return { subject: answer.body!.subject, etag: answer.headers.etag, ...(answer.body!.otp ? { otp: answer.body!.otp } : {}) };
   }
 
-  async search(contextId: string, query: { search?: string; filter?: string; offset: number; quantity: number }): Promise<SearchPage> {
-    const answer = await this.gateway.get<SearchPage>(apiPath('contexts', contextId, 'subjects'), {
-      search: query.search || undefined,
-      filter: query.filter || undefined,
-      offset: query.offset,
-      quantity: query.quantity,
-    });
+  async search(contextId: string, query: SearchQuery): Promise<SearchPage> {
+    const answer = await this.gateway.get<SearchPage>(apiPath('contexts', contextId, 'subjects'), searchParameters(query));
     return answer.body!;
+  }
+
+  /** A subject's events, newest first (SPEC 10.4). */
+  async events(contextId: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
+    return (await this.gateway.get<SubjectEventPage>(subjectPath(contextId, uniqueId, 'events'), { offset, quantity })).body!;
+  }
+
+  /** `GET …/lockout`: whether the subject is locked, until when, after how many failures. */
+  async lockout(contextId: string, uniqueId: string): Promise<LockoutState> {
+    return (await this.gateway.get<LockoutState>(subjectPath(contextId, uniqueId, 'lockout'))).body!;
   }
 
   async create(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue>): Promise<Subject> {
@@ -130,6 +169,32 @@ export class Svc {
     if (typeof this.gateway.decisions === 'function') return this.gateway.decisions(questions);
     return (await this.gateway.evaluations(questions)).map((allowed) => (allowed ? 'allow' : 'deny'));
   }
+}
+
+/** A SEARCH's query parameters, as the core reads them (SPEC 3); empty ones left out. */
+export function searchParameters(query: Partial<SearchQuery>): Record<string, string | number | undefined> {
+  return {
+    search: query.search || undefined,
+    filter: query.filter || undefined,
+    sort: query.sort || undefined,
+    order: query.order === 'desc' ? 'desc' : undefined,
+    offset: query.offset,
+    quantity: query.quantity,
+    include: query.includeStatus ? 'status' : undefined,
+  };
+}
+
+/**
+ * The path, under the portal's REST pass-through (`{portal}/api`, SPEC 10.3), of the CSV of every
+ * subject a search matches in its order: the core's `text/csv` SEARCH (`format=csv`, so a plain link
+ * asks for it), streamed through the gateway and the pass-through with its Content-Disposition.
+ */
+export function csvExportPath(contextId: string, query: Pick<SearchQuery, 'search' | 'filter' | 'sort' | 'order'>): string {
+  const parameters = new URLSearchParams();
+  const { search, filter, sort, order } = query;
+  for (const [name, value] of Object.entries(searchParameters({ search, filter, sort, order }))) if (value !== undefined) parameters.set(name, String(value));
+  parameters.set('format', 'csv');
+  return `api${apiPath('contexts', contextId, 'subjects')}?${parameters.toString()}`;
 }
 
 /**

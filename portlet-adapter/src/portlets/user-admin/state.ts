@@ -1,12 +1,21 @@
 /**
  * Where the User Admin window is: its render parameters (`view`, `subject`, `search`, `filter`,
- * `offset`). Every link is a render URL carrying them, and every form posts them back as hidden
- * fields, so an action returns the window to where it was sent from.
+ * `offset`, `sort`, `order`; `events`, the offset of a subject's events; `bulk` and `selected`, a bulk
+ * action's choice waiting for its confirmation). Every link is a render URL carrying them, and every
+ * form posts them back as hidden fields, so an action returns the window to where it was sent from.
  */
 import type { PortletRequest, RenderResponse } from '../../api';
 
-export type View = 'list' | 'show' | 'create' | 'edit' | 'delete';
-const VIEWS: readonly View[] = ['list', 'show', 'create', 'edit', 'delete'];
+export type View = 'list' | 'show' | 'create' | 'edit' | 'delete' | 'events' | 'bulk';
+const VIEWS: readonly View[] = ['list', 'show', 'create', 'edit', 'delete', 'events', 'bulk'];
+
+/** What a bulk action does to each selected subject. */
+export type BulkAction = 'disable' | 'enable' | 'delete';
+export const BULK_ACTIONS: readonly BulkAction[] = ['disable', 'enable', 'delete'];
+/** At most this many subjects in one bulk action (the largest page). */
+export const BULK_LIMIT = 100;
+
+export type Order = 'asc' | 'desc';
 
 export interface AdminState {
   view: View;
@@ -14,32 +23,65 @@ export interface AdminState {
   search: string;
   filter: string;
   offset: number;
+  /** The attribute the list is sorted by; empty: uniqueId (the core's default). */
+  sort: string;
+  order: Order;
+  /** The offset of the subject's events shown (view `events`). */
+  events: number;
+  bulk: BulkAction | '';
+  selected: string[];
+}
+
+function offsetOf(text: string | null): number {
+  const n = Number(text ?? '0');
+  return Number.isSafeInteger(n) && n >= 0 ? n : 0;
 }
 
 export function stateOf(request: PortletRequest): AdminState {
   const view = request.getParameter('view') as View | null;
-  const offset = Number(request.getParameter('offset') ?? '0');
+  const bulk = request.getParameter('bulk') as BulkAction | null;
+  const selected = (request.getParameterValues('selected') ?? []).filter((s): s is string => typeof s === 'string' && s !== '');
   return {
     view: view && VIEWS.includes(view) ? view : 'list',
     subject: request.getParameter('subject') ?? '',
     search: request.getParameter('search') ?? '',
     filter: request.getParameter('filter') ?? '',
-    offset: Number.isSafeInteger(offset) && offset >= 0 ? offset : 0,
+    offset: offsetOf(request.getParameter('offset')),
+    sort: request.getParameter('sort') ?? '',
+    order: request.getParameter('order') === 'desc' ? 'desc' : 'asc',
+    events: offsetOf(request.getParameter('events')),
+    bulk: bulk && BULK_ACTIONS.includes(bulk) ? bulk : '',
+    selected: [...new Set(selected)].slice(0, BULK_LIMIT),
   };
 }
 
-/** The state as render parameters (empty ones left out, so URLs stay short). */
-export function parametersOf(state: Partial<AdminState>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(state)
-      .filter(([, v]) => v !== undefined && v !== '' && !(v === 0))
-      .map(([k, v]) => [k, String(v)]),
-  );
+/** The state as render parameters (empty ones, the first offset and the default order left out, so URLs stay short). */
+export function parametersOf(state: Partial<AdminState>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(state)) {
+    if (value === undefined || value === '' || value === 0) continue;
+    if (name === 'order' && value === 'asc') continue;
+    if (Array.isArray(value)) {
+      if (value.length) out[name] = value.map(String);
+      continue;
+    }
+    out[name] = String(value);
+  }
+  return out;
 }
 
-/** A render URL to another state of this window (the search and page are kept unless changed). */
+/** The same, one value per field: what a form carries back as hidden fields (a bulk selection is never one). */
+export function hiddenFieldsOf(state: Partial<AdminState>): Record<string, string> {
+  const { selected: _selected, bulk: _bulk, ...rest } = state;
+  return parametersOf(rest) as Record<string, string>;
+}
+
+/**
+ * A render URL to another state of this window: the search, filter, order and page are kept unless
+ * changed; the subject, the events' offset and a bulk choice are not.
+ */
 export function urlTo(response: RenderResponse, from: AdminState, to: Partial<AdminState>): string {
   const url = response.createRenderURL();
-  url.setParameters(parametersOf({ ...from, subject: '', ...to }));
+  url.setParameters(parametersOf({ ...from, subject: '', events: 0, bulk: '', selected: [], ...to }));
   return url.toString();
 }

@@ -1,7 +1,10 @@
 /**
  * User Admin (SPEC 10.4), for users whose check allows SEARCH in the context: free-text search and
- * a SCIM filter, paged results, view, create, edit, delete (after a confirmation step) and lifting a
- * lockout. Every button of a render comes from ONE batch of AuthZEN evaluations. A form sent twice
+ * a SCIM filter, paged results sorted by their headers with each subject's status (from the page's
+ * one SEARCH, include=status), view with the subject's recent events, create, edit, delete (after a
+ * confirmation step), lifting a lockout (on locked rows only), bulk disable, enable and delete (one
+ * confirmation page) and Export CSV (a link through the portal's REST pass-through). Every button
+ * and checkbox of a render comes from ONE batch of AuthZEN evaluations. A form sent twice
  * meets the core's refusal (409 for a create, 412 for an edit, 404 for a delete) and says so.
  */
 import { principalName } from '../../../../common/src/principal-name';
@@ -12,12 +15,12 @@ import { describeFailure, type Failure } from '../shared/failure';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
 import { takeWritten, keepWritten } from '../shared/written';
-import { actionForm, button, checkboxes, field, html, link, message, type Html } from '../shared/markup';
-import { svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
+import { actionForm, button, checkboxes, field, html, message, type Html } from '../shared/markup';
+import { csvExportPath, svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
-import { parametersOf, stateOf, urlTo, type AdminState } from './state';
-import { createForm, deleteConfirmation, editForm, liveResults, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
+import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
+import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
 
 /** The four questions of one subject's buttons, in the order RowRights reads them. */
 function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
@@ -35,6 +38,22 @@ function rowRights(answers: boolean[], row: number): RowRights {
   return { read, update, delete: remove, lift };
 }
 
+/** Runs `work` on every item, at most `width` at a time; each outcome is undefined (done) or what it threw. */
+async function inTurn<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<unknown[]> {
+  const outcomes: unknown[] = new Array(items.length).fill(undefined);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await work(items[i]).catch((error: unknown) => {
+        outcomes[i] = error ?? new Error('failed');
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return outcomes;
+}
+
 /** A search the core refused for what was typed (a bad filter): shown beside the field, not instead of the window. */
 function refusedSearch(error: unknown): { refused: Failure } {
   if (!(error instanceof SvcClientError) || error.status !== 400) throw error;
@@ -43,8 +62,9 @@ function refusedSearch(error: unknown): { refused: Failure } {
 
 export class UserAdminPortlet extends SvcPortlet {
   protected readonly help = [
-    'User Admin manages the subjects of a context: search by words or with a SCIM filter (for example mail ew "@example.com"), then view, edit, delete or lift a lockout. Only the buttons you are allowed to use are shown.',
-    'Deleting asks for a confirmation and ends the sessions of that subject. Lifting a lockout lets a subject locked after failed logins log in again at once.',
+    'User Admin manages the subjects of a context: search by words or with a SCIM filter (for example mail ew "@example.com"), sort by a column by choosing its header, then view, edit, delete or lift a lockout. The Status column says whether a subject is active, disabled or locked after failed logins. Only the buttons you are allowed to use are shown.',
+    'To disable, enable or delete several subjects at once, tick their rows, choose the action and press Continue: one confirmation page lists them. Export CSV downloads every subject the current search finds, in its order, as a spreadsheet file.',
+    'Deleting asks for a confirmation and ends the sessions of that subject. Lifting a lockout lets a subject locked after failed logins log in again at once. A subject\'s view lists its last 20 events (logins, lockouts, changes, by whom and from where), with a link to older ones.',
     'In the preferences (Edit mode of this window) you choose the page size (5 to 100), the columns of the result table and the context.',
   ];
 
@@ -76,6 +96,8 @@ export class UserAdminPortlet extends SvcPortlet {
       words: (rq) => ({ doing: `lift the lockout of ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more).` }),
       retry: (rq) => this.back(rq),
     },
+    choose: { run: (rq, rs) => this.choose(rq, rs), words: () => ({ doing: 'change these subjects' }), retry: (rq) => ({ ...this.back(rq), view: 'list' }) },
+    bulk: { run: (rq, rs) => this.bulk(rq, rs), words: () => ({ doing: 'change these subjects' }), retry: (rq) => ({ ...this.back(rq), view: 'list' }) },
     preferences: { run: (rq, rs) => this.savePreferences(rq, rs), words: () => ({ doing: 'change these preferences' }), retry: () => ({}), refill: () => ({ pageSize: 8, context: ID_LENGTH }) },
   };
 
@@ -88,7 +110,7 @@ export class UserAdminPortlet extends SvcPortlet {
 
   /** The state a form was sent from (its hidden fields), to return to. */
   private back(request: ActionRequest): Record<string, string> {
-    return parametersOf(stateOf(request));
+    return hiddenFieldsOf(stateOf(request));
   }
 
   protected override async doView(request: RenderRequest, response: RenderResponse): Promise<void> {
@@ -113,21 +135,48 @@ export class UserAdminPortlet extends SvcPortlet {
       const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: principalName({ contextId, uniqueId: state.subject }) } }]);
       return mayDelete ? deleteConfirmation(response, state, state.subject) : message('error', `You are not allowed to delete ${state.subject}.`);
     }
+    if (state.view === 'bulk') return this.bulkView(request, response, svc, contextId, state);
+    if (state.view === 'events') return this.eventsView(request, response, svc, contextId, state);
     if (state.view === 'show' || state.view === 'edit') return this.oneSubject(request, response, svc, contextId, state, flash);
     return this.list(request, response, svc, contextId, state, flash);
   }
 
   private async oneSubject(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
     const written = takeWritten(request, contextId, state.subject);
-    const [definition, read, answers] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject), svc.evaluate(rowQuestions(contextId, state.subject))]);
+    const id = principalName({ contextId, uniqueId: state.subject });
+    // One batch: the four controls, then whether the lock and the events may be read; each read only when allowed, beside the subject's.
+    const deciding = svc.evaluate([...rowQuestions(contextId, state.subject), { action: 'READ', resource: { type: 'subject.lockout', id } }, { action: 'READ', resource: { type: 'subject.events', id } }]);
+    const showing = state.view === 'show';
+    const lockout = deciding.then(([, , , , readLock]) => (showing && readLock ? svc.lockout(contextId, state.subject) : undefined));
+    const events = deciding.then(([, , , , , readEvents]) => (showing && readEvents ? svc.events(contextId, state.subject, 0, RECENT_EVENTS) : undefined));
+    // A failed read of the lock or the events leaves them out of the view rather than the subject with them.
+    const quietly = <T>(p: Promise<T>) => p.catch((error: unknown) => (error instanceof SvcClientError && error.status < 500 ? undefined : Promise.reject(error)));
+    const [definition, read, answers, lock, recent] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject), deciding, quietly(lockout), quietly(events)]);
     const may = rowRights(answers, 0);
     if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
-    return subjectDetails(response, state, definition, read.subject, may);
+    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent });
   }
 
-  private async list(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
+  private async eventsView(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState): Promise<Html> {
+    const [mayRead] = await svc.evaluate([{ action: 'READ', resource: { type: 'subject.events', id: principalName({ contextId, uniqueId: state.subject }) } }]);
+    if (!mayRead) return message('error', `You are not allowed to read the events of ${state.subject}.`);
+    const pageSize = settingsOf(request.getPreferences()).pageSize;
+    const events = await svc.events(contextId, state.subject, state.events, pageSize);
+    return eventsPage(response, state, state.subject, events, pageSize);
+  }
+
+  /** The order asked for, when the context can sort by it (SPEC 3: uniqueId or a search attribute); anything else is the default. */
+  private async sortOf(svc: Svc, contextId: string, state: AdminState): Promise<string> {
+    if (!state.sort || state.sort === 'uniqueId') return '';
+    const definition = await svc.context(contextId);
+    return definition.searchAttributes.includes(state.sort) ? state.sort : '';
+  }
+
+  private async list(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, stateAsked: AdminState, flash: Flash | undefined): Promise<Html> {
     const settings = settingsOf(request.getPreferences());
-    const searching = svc.search(contextId, { search: state.search, filter: state.filter, offset: state.offset, quantity: settings.pageSize });
+    const state = { ...stateAsked, sort: await this.sortOf(svc, contextId, stateAsked) };
+    // The page's one SEARCH: sorted by the core, each result's status (locked, disabled) with it.
+    const searching = svc.search(contextId, { search: state.search, filter: state.filter, sort: state.sort, order: state.order, offset: state.offset, quantity: settings.pageSize, includeStatus: true });
     const [definition, page] = await Promise.all([svc.context(contextId), searching.catch((error: unknown) => refusedSearch(error))]);
     if ('refused' in page) {
       const fields = { filter: page.refused.fields.filter ?? page.refused.message };
@@ -135,19 +184,84 @@ export class UserAdminPortlet extends SvcPortlet {
     }
     const readable = readableAttributes(definition);
     const columns = settings.columns.filter((c) => readable.includes(c));
+    // The page's one batch of evaluations: CREATE, then each row's four (which also decide its checkbox).
     const questions: AccessQuestion[] = [{ action: 'CREATE', resource: { type: 'subjects', id: contextId } }, ...page.results.flatMap((s) => rowQuestions(contextId, s.uniqueId))];
     const [mayCreate, ...rows] = await svc.evaluate(questions);
     const rights = page.results.map((_s, i) => rowRights(rows, i));
-    const create = mayCreate ? html`<p class="svc-controls">${link(urlTo(response, state, { view: 'create' }), 'Create subject')}</p>` : html``;
-    const results = liveResults(response, state, contextId, settings.pageSize, columns, resultTable(response, state, page, columns, rights, contextId));
-    return html`${searchForm(response, state, flash)}${create}${results}`;
+    const self = this.selfIn(request, contextId);
+    const options = { definition, columns, rights, contextId, self };
+    const controls = listControls(response, mayCreate ? urlTo(response, state, { view: 'create' }) : undefined, csvExportPath(contextId, state));
+    const results = liveResults(response, state, settings.pageSize, options, resultTable(response, state, page, options));
+    return html`${searchForm(response, state, flash)}${controls}${results}`;
+  }
+
+  /** The administrator's own uniqueId when it is of this context: never in a bulk selection. */
+  private selfIn(request: PortletRequest, contextId: string): string | undefined {
+    const user = svcUserOf(request);
+    return user?.contextId === contextId ? user.uniqueId : undefined;
+  }
+
+  /** The confirmation of a bulk action: the chosen subjects, each allowed or not by one batch of evaluations. */
+  private async bulkView(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState): Promise<Html> {
+    if (!state.bulk || !state.selected.length) return message('error', 'Choose an action and select at least one subject in the list.');
+    const self = this.selfIn(request, contextId);
+    const chosen = state.selected.filter((id) => id !== self);
+    const operation = state.bulk === 'delete' ? 'DELETE' : 'UPDATE';
+    const answers = await svc.evaluate(chosen.map((uniqueId) => ({ action: operation, resource: { type: 'subject', id: principalName({ contextId, uniqueId }) } })));
+    const allowed = chosen.filter((_id, i) => answers[i]);
+    const refused = [
+      ...(self && state.selected.includes(self) ? [{ id: self, why: 'your own account is not changed by a bulk action' }] : []),
+      ...chosen.filter((_id, i) => !answers[i]).map((id) => ({ id, why: `you are not allowed to ${state.bulk} it` })),
+    ];
+    return bulkConfirmation(response, state, state.bulk, allowed, refused);
   }
 
   private async search(request: ActionRequest, response: ActionResponse): Promise<void> {
     const search = param(request, 'search');
     const filter = param(request, 'filter');
+    const { sort, order } = stateOf(request);
     // The filter is checked by the core when the list renders; a refusal shows there, beside the field.
-    response.setRenderParameters(parametersOf({ view: 'list', search, filter }));
+    response.setRenderParameters(parametersOf({ view: 'list', search, filter, sort, order }));
+  }
+
+  /** The bulk form: an action and the checked rows, to the one confirmation page (nothing changes yet). */
+  private async choose(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const { bulk, selected } = stateOf(request);
+    if (!bulk) throw new FormRefusal('Choose what to do with the selected subjects.');
+    if (!selected.length) throw new FormRefusal('Select at least one subject, then choose what to do with them.');
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'bulk', subject: '' }));
+  }
+
+  /**
+   * The confirmed bulk action: each subject disabled, enabled or deleted by its own request (the core
+   * decides each; four at a time), and one sentence for the outcome. A confirmation sent twice
+   * changes nothing twice: disabling is the same write again, a second delete finds nothing.
+   */
+  private async bulk(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const svc = svcOf(request);
+    const contextId = this.contextId(request);
+    const action = stateOf(request).bulk;
+    const self = this.selfIn(request, contextId);
+    const targets = [...new Set(request.getParameterValues('target') ?? [])].filter((t): t is string => typeof t === 'string' && t !== '' && t !== self).slice(0, BULK_LIMIT);
+    if (!action || !targets.length) throw new FormRefusal('Choose an action and select at least one subject in the list.');
+    const one = (id: string): Promise<void> => {
+      if (action === 'delete') return svc.remove(contextId, id);
+      return svc.update(contextId, id, { disabled: action === 'disable' ? 'true' : 'false' }, undefined).then(() => undefined);
+    };
+    const outcomes = await inTurn(targets, 4, one);
+    const done = targets.filter((_t, i) => outcomes[i] === undefined);
+    const missing = targets.filter((_t, i) => outcomes[i] instanceof SvcClientError && (outcomes[i] as SvcClientError).status === 404);
+    const failed = targets.filter((t, i) => outcomes[i] !== undefined && !missing.includes(t));
+    const unexpected = outcomes.find((o) => o !== undefined && !(o instanceof SvcClientError));
+    if (unexpected) throw unexpected;
+    const words = BULK_WORDS[action];
+    const sentences = [
+      done.length ? `${done.length === 1 ? '1 subject was' : `${done.length} subjects were`} ${words.done}: ${done.join(', ')}.` : `No subject was ${words.done}.`,
+      missing.length ? `${missing.join(', ')} ${missing.length === 1 ? 'does' : 'do'} not exist (any more)${action === 'delete' ? ': already deleted' : ''}.` : '',
+      failed.length ? `${failed.join(', ')}: ${describeFailure(outcomes[targets.indexOf(failed[0])], { doing: `${action} ${failed[0]}` }).message}` : '',
+    ].filter(Boolean);
+    setFlash(request, { kind: failed.length || !done.length ? 'error' : 'success', message: sentences.join(' ') });
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'list', subject: '', bulk: '', selected: [] }));
   }
 
   private async create(request: ActionRequest, response: ActionResponse): Promise<void> {
