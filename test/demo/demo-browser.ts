@@ -130,6 +130,17 @@ export class Person {
     await this.page.setViewportSize({ width: 1280, height: 900 });
   }
 
+  /** The part of the page from the top of `from` to the bottom of `to`, full width, kept for the README (only under `npm run screenshots`). */
+  async keepForReadme(from: Locator, to: Locator, shot: string): Promise<void> {
+    if (!README_SHOTS) return;
+    await this.page.evaluate('window.scrollTo(0, 0)');
+    const top = (await from.boundingBox())!;
+    const bottom = (await to.boundingBox())!;
+    const width = this.page.viewportSize()!.width;
+    const clip = { x: 0, y: Math.max(0, top.y - 12), width, height: bottom.y + bottom.height - top.y + 24 };
+    await this.page.screenshot({ path: join(README_SHOTS, `${shot}.png`), fullPage: true, clip });
+  }
+
   /** The window (`section`) headed by a portlet's title. */
   window(title: string) {
     return this.page.locator('section.portlet', { has: this.page.getByRole('heading', { level: 2, name: title, exact: true }) });

@@ -90,7 +90,9 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     const core = await demo.asAdmin('/contexts/employees/subjects?search=bo');
     expect((core.json!.results as Array<{ uniqueId: string }>).map((s) => s.uniqueId)).toEqual(['bob']);
     for (const name of ['View bob', 'Edit bob', 'Delete bob']) expect(await admin.getByRole('link', { name }).count()).toBe(1);
-    expect(await admin.getByRole('button', { name: 'Lift lockout of bob' }).count()).toBe(1);
+    // bob is not locked: his row says Active and offers no Lift lockout.
+    expect(await admin.locator('tbody tr', { hasText: 'bob' }).locator('.svc-status').textContent()).toBe('Active');
+    expect(await admin.getByRole('button', { name: 'Lift lockout of bob' }).count()).toBe(0);
     await alice.look('admin-typed', { readme: 375 });
     // The typed row's links lead where the server's do.
     await alice.submit(() => admin.getByRole('link', { name: 'View bob' }).click());

@@ -192,8 +192,8 @@ describe('User Admin', () => {
     expect(textOf(shown)).toMatch(/Status Locked until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(shown).toContain('>Lift lockout</button>');
     expect(shown).toContain('<h4 class="portlet-section-subheader">Recent events</h4>');
-    expect(shown.match(/<tr class="portlet-table-(body|alternate)"><td data-label="When">/g)).toHaveLength(20);
-    expect(textOf(shown)).toContain('Login failure');
+    expect(shown.match(/<tr class="portlet-table-(body|alternate)"><td class="svc-event-when">/g)).toHaveLength(20);
+    expect(textOf(shown)).toContain('Login Failed (');
     expect(window.gateway.batches()).toBe(1);
     const older = /href="([^"]+)">Older events of bob</.exec(shown)![1].replace(/&#38;/g, '&');
     const query = new URL(older, 'http://portal').searchParams;

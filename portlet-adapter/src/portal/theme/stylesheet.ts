@@ -125,6 +125,9 @@ td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
 .svc-stack tbody td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
 .svc-stack tbody td:empty{display:none}
 .svc-table td.svc-controls{display:flex;white-space:normal;padding-top:.4rem}
+.svc-stack.svc-events tbody tr{display:flex;flex-wrap:wrap;gap:0 .75rem;padding:.3rem .6rem;margin:.35rem 0}
+.svc-stack.svc-events tbody td{display:inline-block}
+.svc-stack.svc-events tbody td.svc-event-when{flex-basis:100%;font-weight:600}
 }
 .portal-login{max-width:24rem}
 .svc-steps li{margin:0 0 .75rem}

@@ -45,9 +45,9 @@ export function searchForm(response: RenderResponse, state: AdminState, flash: F
   return actionForm(response.createActionURL().toString(), { [OP]: 'search', ...kept }, body, 'Search subjects');
 }
 
-/** `2026-11-27T01:23:45.000Z` → `2026-11-27 01:23 UTC` (the script writes the same). */
-export function timeText(iso: string): string {
-  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+/** `2026-11-27T01:23:45.000Z` → `2026-11-27 01:23 UTC` (the script writes the same), or with the seconds. */
+export function timeText(iso: string, seconds = false): string {
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, seconds ? 19 : 16)} UTC` : iso;
 }
 
 /** A status as the column shows it: Active, Disabled, Locked until …, or both. */
@@ -227,11 +227,20 @@ const EVENT_WORDS: Record<string, string> = {
   second_factor: 'Second factor',
 };
 
+const OUTCOME_WORDS: Record<string, string> = { success: 'Succeeded', failure: 'Failed' };
+
+/** An event's detail (`failure locked`, `success: givenName, mail`) as read: `Failed (locked)`, `Succeeded: givenName, mail`. */
+export function detailText(detail: string): string {
+  const [, outcome, reason, attributes] = /^(\S+)(?: ([^:]+))?(?:: (.*))?$/.exec(detail) ?? [];
+  if (!outcome || !OUTCOME_WORDS[outcome]) return detail;
+  return `${OUTCOME_WORDS[outcome]}${reason ? ` (${reason.replace(/_/g, ' ')})` : ''}${attributes ? `: ${attributes}` : ''}`;
+}
+
 /** A page of events as a table: when, what, the outcome and attribute names, who, from where. */
 function eventTable(events: SubjectEventPage, caption: string): Html {
   const rows = events.events.map(
     (e, i) =>
-      html`<tr class="${i % 2 ? 'portlet-table-alternate' : 'portlet-table-body'}"><td data-label="When"><time datetime="${e.at}">${timeText(e.at)}</time></td><td data-label="Event">${EVENT_WORDS[e.type] ?? e.type}</td><td data-label="Detail">${e.detail}</td><td data-label="By">${e.principal ?? '—'}</td><td data-label="Client">${e.client ?? '—'}</td><td data-label="From">${e.peer ?? '—'}</td></tr>`,
+      html`<tr class="${i % 2 ? 'portlet-table-alternate' : 'portlet-table-body'}"><td class="svc-event-when"><time datetime="${e.at}">${timeText(e.at, true)}</time></td><td class="svc-event-what">${EVENT_WORDS[e.type] ?? e.type}</td><td class="svc-event-what">${detailText(e.detail)}</td><td data-label="By">${e.principal ?? '—'}</td><td data-label="Client">${e.client ?? '—'}</td><td data-label="From">${e.peer ?? '—'}</td></tr>`,
   );
   const head = html`<tr>${['When', 'Event', 'Detail', 'By', 'Client', 'From'].map((h) => html`<th class="portlet-table-header svc-nosort" scope="col">${h}</th>`)}</tr>`;
   return html`<div class="svc-table-wrap"><table class="portlet-table-body svc-table svc-stack svc-events"><caption class="portlet-table-subheader">${caption}</caption><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
