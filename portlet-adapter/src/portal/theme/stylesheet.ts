@@ -113,9 +113,9 @@ td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
 .svc-events td:first-child{white-space:nowrap}
 /* Below 40rem a result row is a card: its cells stacked with their column's name, the actions wrapping inside it, the sort links in a row above. */
 @media (max-width:40rem){
-.portlet-content table.svc-table.svc-stack{display:block}
+.portlet-content table.svc-table.svc-stack{display:block;padding:0}
 .svc-stack caption,.svc-stack thead,.svc-stack tbody,.svc-stack tbody tr,.svc-stack tbody td,.svc-stack tbody th{display:block}
-.svc-stack thead tr{display:flex;flex-wrap:wrap;gap:.25rem 1rem;align-items:center}
+.svc-stack thead tr{display:flex;flex-wrap:wrap;gap:0 .75rem;align-items:baseline}
 .svc-stack thead tr.svc-sort-row::before{content:"Sort by:";font-weight:600}
 .svc-stack thead th{border:0;padding:.15rem 0;background:none;white-space:normal}
 .svc-stack thead th.svc-nosort{position:absolute;width:1px;height:1px;padding:0;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
