@@ -151,6 +151,11 @@ describe('parseScimFilter: trees', () => {
     expect(value('-1.5e3')).toBe(-1500);
     expect(value('0')).toBe(0);
     expect(value('jyoung')).toBe('jyoung');
+    // Unquoted values that start with a digit: a GUID, a timestamp; a whole number stays a number.
+    expect(value('7f4bc1a3-285e-48ae-8202-5accb43efb0e')).toBe('7f4bc1a3-285e-48ae-8202-5accb43efb0e');
+    expect(value('2011-05-13T04:42:34Z')).toBe('2011-05-13T04:42:34Z');
+    expect(value('1e5')).toBe(100000);
+    expect(canon('(externalId eq 0a1b) or a pr')).toBe('(externalId eq "0a1b" or a pr)');
     expect(value('"true"')).toBe('true');
   });
 

@@ -25,8 +25,9 @@
  * Beyond the ABNF, for what identity providers send: a value path followed by a sub-attribute and a
  * comparison (Entra ID's `emails[type eq "work"].value eq "x"`) is read as
  * `emails[type eq "work" and value eq "x"]`; a bare word as a value (Entra ID's `externalId eq jyoung`,
- * RFC 7644 section 3.4.2.1's `meta.resourceType eq User`) is the string it spells. Single-quoted
- * strings are refused (not JSON).
+ * RFC 7644 section 3.4.2.1's `meta.resourceType eq User`, an unquoted GUID `7f4bc1a3-285e-…`: letters,
+ * digits, `_ - . :`) is the string it spells, unless it is true, false, null or a whole JSON number.
+ * Single-quoted strings are refused (not JSON).
  *
  * The REST SEARCH (parseFilter) refuses, each with its own message: sub-attributes (`name.givenName`),
  * value paths (`emails[type eq "work"]`), schema URNs, numbers, null and bare words; svc's subjects
@@ -454,6 +455,13 @@ class Parser {
         return null;
       }
       if (!flat) return v.text;
+    }
+    if (v.kind === 'number' && !flat && isWordChar(this.text[v.end] ?? ' ')) {
+      // A bare word that starts with a digit (an unquoted GUID or date): the string it spells.
+      let end = v.end;
+      while (end < this.text.length && isWordChar(this.text[end] as string)) end++;
+      this.pos = end;
+      return this.text.slice(v.start, end);
     }
     if (v.kind === 'number') {
       if (flat) fail(`numbers are not supported as comparison values; write the value as a JSON string, e.g. "${v.text}"`, v.start);
