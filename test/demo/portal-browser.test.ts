@@ -93,6 +93,9 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     // bob is not locked: his row says Active and offers no Lift lockout.
     expect(await admin.locator('tbody tr', { hasText: 'bob' }).locator('.svc-status').textContent()).toBe('Active');
     expect(await admin.getByRole('button', { name: 'Lift lockout of bob' }).count()).toBe(0);
+    // The typed row has its checkbox for the bulk form, and Export CSV follows the typed search.
+    expect(await admin.getByRole('checkbox', { name: 'Select bob' }).count()).toBe(1);
+    expect(await admin.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe('/portal/api/contexts/employees/subjects?search=bo&format=csv');
     await alice.look('admin-typed', { readme: 375 });
     // The typed row's links lead where the server's do.
     await alice.submit(() => admin.getByRole('link', { name: 'View bob' }).click());
