@@ -131,7 +131,7 @@ td.svc-controls{display:table-cell;margin:0;white-space:nowrap}
 }
 .portal-login{max-width:24rem}
 .svc-steps li{margin:0 0 .75rem}
-.svc-qr-box{margin:.5rem 0 0;background:#fff;display:inline-block;border:1px solid #d5dbe3}
+.svc-qr-box{margin:.5rem 0 0;background:#fff;display:block;width:fit-content;border:1px solid #d5dbe3}
 .svc-qr{display:block;width:12rem;height:12rem;max-width:100%}
 .svc-secret{display:inline-block;font-size:1.05rem;letter-spacing:.05em;overflow-wrap:anywhere;padding:.1rem .3rem;background:#eef2f7}
 .svc-codes{padding-left:2rem;margin:.5rem 0}

@@ -1,0 +1,153 @@
+/**
+ * Two-step sign-in in a real browser (Debian's Chromium through playwright-core), with the real
+ * core, gateway and portal (the demo's pages and portlets) in this process: bob turns it on in
+ * Self-Service and logs in with a code with JavaScript off (every step is a form); alice does the
+ * same with JavaScript on, every page checked by axe-core at 375 and 1280 px (no violation, no
+ * sideways scrolling) and kept as a screenshot in test-artifacts/demo-browser (otp-*), then steps up
+ * from User Admin's page. Codes are Debian's oathtool's; the core's clock is injected, so each code's
+ * step is chosen, never waited for. Skipped with a message when Chromium is absent.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { chromium, type Browser } from 'playwright-core';
+import type { RunningGateway } from '../../gateway/src/index';
+import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
+import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
+import { demoPortalDocument } from '../../server/src/demo/demo-portal';
+import { ARTIFACTS, Person } from '../demo/demo-browser';
+import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
+import { startTestGateway } from '../gateway/gateway-helpers';
+
+const { users } = TEST_CREDENTIALS;
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
+let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
+const nextStep = () => (clock += 30_000);
+const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
+
+// Logins, password hashes and axe at two widths on every page, on a 2-core machine shared with other
+// suites: the limit guards against a hang, it is not a timing.
+jest.setTimeout(120_000);
+
+describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser', () => {
+  let core: TestServer;
+  let gateway: RunningGateway;
+  let portal: RunningPortal;
+  let base: string;
+  let dir: string;
+  let browser: Browser;
+  const people: Person[] = [];
+
+  beforeAll(async () => {
+    core = await startTestServer({ now: () => clock });
+    gateway = await startTestGateway([core.baseUrl]);
+    dir = mkdtempSync(join(tmpdir(), 'svc-otp-browser-'));
+    const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
+    portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+    base = `${portal.url}/portal`;
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await portal?.close();
+    await gateway?.close();
+    await core?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function person(name: string, javaScript = true): Promise<Person> {
+    const context = await browser.newContext({ javaScriptEnabled: javaScript, viewport: { width: 1280, height: 900 } });
+    context.setDefaultTimeout(10_000);
+    const one = new Person(name, context, await context.newPage());
+    people.push(one);
+    return one;
+  }
+
+  afterEach(async () => {
+    for (const one of people.splice(0)) {
+      await one.close();
+      expect({ who: one.name, violations: one.violations, consoleErrors: one.consoleErrors }).toEqual({ who: one.name, violations: [], consoleErrors: [] });
+    }
+  });
+
+  /** Turns two-step sign-in on in the Self-Service window (`look`: axe and screenshots on each page); the secret. */
+  async function turnOn(who: Person, password: string, look: boolean): Promise<string> {
+    const me = who.window('Self-Service');
+    expect(await me.textContent()).toContain('Two-step sign-in is off');
+    if (look) await who.look('otp-profile-off');
+    await who.submit(() => me.getByRole('link', { name: 'Turn on two-step sign-in' }).click());
+    await who.control(me, 'Your password').fill(password);
+    if (look) await who.look('otp-start');
+    await who.submit(() => me.getByRole('button', { name: 'Continue' }).click());
+    await expectVisible(me.getByRole('img', { name: /QR code/ }));
+    if (look) await who.look('otp-confirm');
+    const secret = (await me.locator('code.svc-secret').textContent())!.replace(/\s/g, '');
+    nextStep();
+    await who.control(me, 'Code').fill(oathtool(secret));
+    await who.submit(() => me.getByRole('button', { name: 'Turn on' }).click());
+    expect(await me.textContent()).toContain('Your recovery codes');
+    expect(await me.locator('ol.svc-codes li').count()).toBe(10);
+    if (look) await who.look('otp-codes');
+    return secret;
+  }
+
+  async function expectVisible(locator: ReturnType<Person['page']['locator']>): Promise<void> {
+    expect(await locator.isVisible()).toBe(true);
+  }
+
+  /** Logs in on the portal's two pages: password, then code. */
+  async function logInWithCode(who: Person, user: 'alice' | 'bob', secret: string, look: boolean): Promise<void> {
+    await who.page.goto(`${base}/login`);
+    await who.page.getByLabel('User name').fill(user);
+    await who.page.getByLabel('Password', { exact: true }).fill(users[user]);
+    await who.submit(() => who.page.getByRole('button', { name: 'Log in' }).click());
+    expect(await who.page.getByLabel('Code').isVisible()).toBe(true);
+    if (look) await who.look('otp-login-code');
+    nextStep();
+    await who.page.getByLabel('Code').fill(oathtool(secret));
+    await who.submit(() => who.page.getByRole('button', { name: 'Log in' }).click());
+    expect(await who.page.locator('.portal-user').textContent()).toContain(`employees/${user}`);
+  }
+
+  test('bob, JavaScript off: turns it on in Self-Service, then logs in with his password and a code', async () => {
+    const bob = await person('bob', false);
+    await bob.logIn(base, 'bob', users.bob);
+    const secret = await turnOn(bob, users.bob, false);
+    await bob.submit(() => bob.page.getByRole('button', { name: 'Log out' }).click());
+    await logInWithCode(bob, 'bob', secret, false);
+    expect(await bob.window('Self-Service').textContent()).toContain('Two-step sign-in is on');
+  });
+
+  test('alice, every page checked by axe at 375 and 1280 px: enrollment, the login\'s code, and a step-up from User Admin', async () => {
+    const alice = await person('alice');
+    await alice.logIn(base, 'alice', users.alice);
+    const secret = await turnOn(alice, users.alice, true);
+    await alice.submit(() => alice.window('Self-Service').getByRole('link', { name: /back to my profile/ }).click());
+    expect(await alice.window('Self-Service').textContent()).toContain('10 of 10 recovery codes are left');
+    await alice.look('otp-profile-on');
+
+    // Her session is level 2 (her password, before she had a factor): administering needs a step-up.
+    await alice.page.goto(`${base}/page/admin`);
+    await alice.look('otp-admin-step-up');
+    await alice.submit(() => alice.page.getByRole('link', { name: /confirm with your code first/ }).first().click());
+    expect(new URL(alice.page.url()).pathname).toBe('/portal/step-up');
+    await alice.look('otp-step-up');
+    await alice.page.getByLabel('Password', { exact: true }).fill(users.alice);
+    await alice.submit(() => alice.page.getByRole('button', { name: 'Continue' }).click());
+    await alice.look('otp-step-up-code');
+    nextStep();
+    await alice.page.getByLabel('Code').fill(oathtool(secret));
+    await alice.submit(() => alice.page.getByRole('button', { name: 'Confirm' }).click());
+    expect(new URL(alice.page.url()).pathname).toBe('/portal/page/admin');
+    expect(await alice.window('User Admin').getByRole('button', { name: 'Search' }).count()).toBeGreaterThan(0);
+    await alice.look('otp-admin-after-step-up');
+
+    await alice.submit(() => alice.page.getByRole('button', { name: 'Log out' }).click());
+    await logInWithCode(alice, 'alice', secret, true);
+  });
+});
