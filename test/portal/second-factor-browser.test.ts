@@ -134,7 +134,7 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     // Her session is level 2 (her password, before she had a factor): administering needs a step-up.
     await alice.page.goto(`${base}/page/admin`);
     await alice.look('otp-admin-step-up');
-    await alice.submit(() => alice.page.getByRole('link', { name: /confirm with your code first/ }).first().click());
+    await alice.submit(() => alice.window('User Admin').getByRole('link', { name: 'Confirm it is you' }).click());
     expect(new URL(alice.page.url()).pathname).toBe('/portal/step-up');
     await alice.look('otp-step-up');
     await alice.page.getByLabel('Password', { exact: true }).fill(users.alice);

@@ -229,6 +229,33 @@ describe('a step-up', () => {
     expect(await level()).toBe(3);
   });
 
+  test('User Admin below level 3: the window offers the step-up, not an error', async () => {
+    const other = Browser.loggedIn(portal, 'employees/alice', ['admin']);
+    const page = await other.get('/portal/page/admin');
+    expect(page.text).toContain('first confirm it is you with your password and the code of your authenticator app');
+    expect(unescape(hrefOf(page, 'Confirm it is you'))).toMatch(/^\/portal\/step-up\?goto=%2Fportal%2Fpage%2Fadmin/);
+    expect(page.text).not.toContain('portlet-msg-error');
+  });
+
+  test("at level 3 alice sees bob's second factor in User Admin and removes it, after a confirmation", async () => {
+    const { login } = await import('../helpers/login');
+    const { send } = await import('../helpers/http');
+    const session = await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: users.bob });
+    const path = `${core.baseUrl}/resources/contexts/employees/subjects/bob/otp`;
+    const bobSecret = (await send(path, { cookie: session.cookie, json: { password: users.bob } })).json!.secret as string;
+    nextStep();
+    expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: oathtool(bobSecret) } })).status).toBe(200);
+    expect(await level()).toBe(3);
+    const view = await alice.get('/portal/page/admin?users.p.view=show&users.p.subject=bob');
+    expect(view.text).toContain('<dt class="portlet-form-label">Two-step sign-in</dt><dd>On (10 of 10 recovery codes left)</dd>');
+    const confirm = await alice.get(hrefOf(view, 'Remove second factor'));
+    expect(confirm.text).toContain('Remove the second factor of bob?');
+    const done = await act(alice, actionOf(confirm, 'removeOtp'), { op: 'removeOtp', target: 'bob', view: 'otp', subject: 'bob' });
+    expect(done.text).toContain('The second factor of bob was removed');
+    expect(done.text).toContain('<dd>Off</dd>');
+    expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(false);
+  });
+
   test('no open redirect: a return target off the portal goes to the portal\'s root', async () => {
     for (const goto of ['https://evil.example/x', '//evil.example/x', '/elsewhere', '/\\evil.example']) {
       const form = await alice.get(`/portal/step-up?goto=${encodeURIComponent(goto)}`);

@@ -47,6 +47,8 @@ const CASES: Case[] = [
   ['self-service password', bob, params({ view: ['password'] })],
   ['self-service wrong password', bob, (w) => w.action({ op: 'password', oldPassword: 'wrong', newPassword: 'Whatever-1234', newPasswordRepeat: 'Whatever-1234' })],
   ['self-service preferences', bob, mode(PortletMode.EDIT)],
+  ['self-service two-step sign-in start', bob, params({ view: ['otp-start'] })],
+  ['self-service two-step sign-in wrong password', bob, (w) => w.action({ op: 'otpEnroll', password: 'wrong' })],
   ['self-service help', bob, mode(PortletMode.HELP)],
   ['user admin', alice, nothing],
   ['user admin bad filter', alice, (w) => w.action({ op: 'search', filter: 'password pr' })],
@@ -54,6 +56,7 @@ const CASES: Case[] = [
   ['user admin create', alice, params({ view: ['create'] })],
   ['user admin edit', alice, params({ view: ['edit'], subject: ['bob'] })],
   ['user admin delete', alice, params({ view: ['delete'], subject: ['bob'] })],
+  ['user admin remove second factor', alice, params({ view: ['otp'], subject: ['bob'] })],
   ['user admin preferences', alice, mode(PortletMode.EDIT)],
   [
     'user admin sorted, bob locked',

@@ -17,7 +17,7 @@ import { displayValue, labelOf, readableAttributes, type ContextDefinition } fro
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
 import { keepWritten, takeWritten } from '../shared/written';
-import { actionForm, button, checkboxes, details, field, html, link, message, stepUpLink, type Html } from '../shared/markup';
+import { actionForm, button, checkboxes, details, field, flashMessage, html, link, message, stepUpLink, type Html } from '../shared/markup';
 import { qrSvg } from '../shared/qr';
 import { svcOf, svcUserOf, type OtpEnrollment, type OtpState, type Svc } from '../shared/svc';
 import type { Decision } from '../../gateway-client';
@@ -121,7 +121,7 @@ export class SelfServicePortlet extends SvcPortlet {
       ]);
       // After a save the subject is the one written (no read): the factor's state is asked alone. A policy that hides it: no section.
       const otpState = 'otp' in read && read.otp ? read.otp : written ? await svc.otpState(user.contextId, user.uniqueId).catch(() => undefined) : undefined;
-      const top = flash ? message(flash.kind, flash.message) : html``;
+      const top = flashMessage(response, flash);
       if (view === 'edit' && update === 'allow') return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash)}`;
       if (view === 'password' && changePassword === 'allow') return html`${top}${this.passwordForm(response, flash)}`;
       if (otp === 'allow' && otpState !== undefined && view.startsWith('otp-')) {

@@ -10,6 +10,8 @@ export interface Failure {
   message: string;
   /** Field name → sentence shown next to that field. */
   fields: Record<string, string>;
+  /** Refused only for want of a second factor's session (step_up_required, SPEC 15): the message comes with a link to the step-up. */
+  stepUp?: boolean;
 }
 
 export interface FailureWords {
@@ -72,6 +74,8 @@ export function describeFailure(error: unknown, words: FailureWords): Failure {
   // Read as a known code so that a misspelt case does not compile; a code from a newer svc reaches default.
   const code = error.code as SvcErrorCode;
   switch (code) {
+    case 'step_up_required':
+      return { message: `To ${words.doing}, first confirm it is you with your password and the code of your authenticator app.`, fields: {}, stepUp: true };
     case 'access_denied':
     case 'forbidden':
       return { message: `You are not allowed to ${words.doing}.`, fields: {} };

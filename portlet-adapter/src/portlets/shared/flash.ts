@@ -21,6 +21,8 @@ export interface Flash {
   fields?: Record<string, string>;
   /** What the user typed (never passwords), to fill the form again. */
   values?: Record<string, string>;
+  /** The refusal was step_up_required: the message is shown with a link to the step-up (SPEC 15). */
+  stepUp?: boolean;
 }
 
 export function setFlash(request: PortletRequest, flash: Flash): void {
@@ -38,7 +40,7 @@ export function setFlash(request: PortletRequest, flash: Flash): void {
 }
 
 export function failureFlash(request: PortletRequest, failure: Failure, values?: Record<string, string>): void {
-  setFlash(request, { kind: 'error', message: failure.message, fields: failure.fields, values });
+  setFlash(request, { kind: 'error', message: failure.message, fields: failure.fields, values, ...(failure.stepUp ? { stepUp: true } : {}) });
 }
 
 /** The flash of the last action, once; a visitor without a session has none (and gets none made). */

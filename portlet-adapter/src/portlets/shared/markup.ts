@@ -96,10 +96,17 @@ export function link(url: string, text: string, ariaLabel?: string): Html {
  * A control the check denied only for want of a second factor's session (`step_up_required`, SPEC
  * 15): a link to the portal's step-up form, which comes back to this page as it is shown now.
  */
-export function stepUpLink(response: RenderResponse, text: string): Html {
+export function stepUpLink(response: RenderResponse, text: string, note = true): Html {
   const back = response.createRenderURL().toString();
   const url = `${response.encodeURL('step-up')}?goto=${encodeURIComponent(back)}`;
-  return html`<a class="portlet-font svc-link svc-step-up" href="${url}">${text} <span class="portlet-font-dim">(confirm with your code first)</span></a>`;
+  return html`<a class="portlet-font svc-link svc-step-up" href="${url}">${text}${note ? html` <span class="portlet-font-dim">(confirm with your code first)</span>` : html``}</a>`;
+}
+
+/** An action's outcome at the top of the window; a refusal for want of a step-up links to it. */
+export function flashMessage(response: RenderResponse, flash: { kind: MessageKind; message: string; stepUp?: boolean } | undefined): Html {
+  if (!flash) return html``;
+  if (!flash.stepUp) return message(flash.kind, flash.message);
+  return html`${message(flash.kind, flash.message)}<p class="svc-controls">${stepUpLink(response, 'Confirm it is you', false)}</p>`;
 }
 
 /** Name/value pairs of a subject, as a description list. */

@@ -7,7 +7,7 @@ import { GenericPortlet, type ActionRequest, type ActionResponse, type PortletRe
 import { SvcClientError } from '../../gateway-client';
 import { describeFailure, type FailureWords } from './failure';
 import { failureFlash } from './flash';
-import { html, Html, message, writeFragment } from './markup';
+import { html, Html, message, stepUpLink, writeFragment } from './markup';
 
 /** The hidden field naming the action a form asks for. */
 export const OP = 'op';
@@ -123,7 +123,10 @@ export abstract class SvcPortlet extends GenericPortlet {
       writeFragment(response, await build());
     } catch (error) {
       if (!(error instanceof SvcClientError)) throw error;
-      writeFragment(response, message('error', describeFailure(error, { doing }).message));
+      const failure = describeFailure(error, { doing });
+      // Denied only for want of a second factor's session: the way to it, not an error (SPEC 15).
+      if (failure.stepUp) return writeFragment(response, html`${message('info', failure.message)}<p class="svc-controls">${stepUpLink(response, 'Confirm it is you', false)}</p>`);
+      writeFragment(response, message('error', failure.message));
     }
   }
 }

@@ -6,8 +6,8 @@
  */
 import type { PortletRequest, RenderResponse } from '../../api';
 
-export type View = 'list' | 'show' | 'create' | 'edit' | 'delete' | 'events' | 'bulk';
-const VIEWS: readonly View[] = ['list', 'show', 'create', 'edit', 'delete', 'events', 'bulk'];
+export type View = 'list' | 'show' | 'create' | 'edit' | 'delete' | 'events' | 'bulk' | 'otp';
+const VIEWS: readonly View[] = ['list', 'show', 'create', 'edit', 'delete', 'events', 'bulk', 'otp'];
 
 /** What a bulk action does to each selected subject. */
 export type BulkAction = 'disable' | 'enable' | 'delete';

@@ -15,12 +15,12 @@ import { describeFailure, type Failure } from '../shared/failure';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
 import { takeWritten, keepWritten } from '../shared/written';
-import { actionForm, button, checkboxes, field, html, message, type Html } from '../shared/markup';
+import { actionForm, button, checkboxes, field, flashMessage, html, message, type Html } from '../shared/markup';
 import { csvExportPath, svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
-import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
+import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
 
 /** The four questions of one subject's buttons, in the order RowRights reads them. */
 function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
@@ -65,6 +65,7 @@ export class UserAdminPortlet extends SvcPortlet {
     'User Admin manages the subjects of a context: search by words or with a SCIM filter (for example mail ew "@example.com"), sort by a column by choosing its header, then view, edit, delete or lift a lockout. The Status column says whether a subject is active, disabled or locked after failed logins. Only the buttons you are allowed to use are shown.',
     'To disable, enable or delete several subjects at once, tick their rows, choose the action and press Continue: one confirmation page lists them. Export CSV downloads every subject the current search finds, in its order, as a spreadsheet file.',
     'Deleting asks for a confirmation and ends the sessions of that subject. Lifting a lockout lets a subject locked after failed logins log in again at once. A subject\'s view lists its last 20 events (logins, lockouts, changes, by whom and from where), with a link to older ones.',
+    'A subject\'s view says whether two-step sign-in is on. "Remove second factor" takes it off (for someone who lost the phone and the recovery codes); it needs a session you confirmed with your own code: the link asks for your password and code first when yours was not.',
     'In the preferences (Edit mode of this window) you choose the page size (5 to 100), the columns of the result table and the context.',
   ];
 
@@ -90,6 +91,11 @@ export class UserAdminPortlet extends SvcPortlet {
       run: (rq, rs) => this.remove(rq, rs),
       words: (rq) => ({ doing: `delete ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more): it was already deleted.` }),
       retry: (rq) => ({ ...this.back(rq), view: 'list', subject: '' }),
+    },
+    removeOtp: {
+      run: (rq, rs) => this.removeOtp(rq, rs),
+      words: (rq) => ({ doing: `remove the second factor of ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more).` }),
+      retry: (rq) => ({ ...this.back(rq), view: 'otp', subject: param(rq, 'target') }),
     },
     lift: {
       run: (rq, rs) => this.lift(rq, rs),
@@ -119,7 +125,7 @@ export class UserAdminPortlet extends SvcPortlet {
     const contextId = this.contextId(request);
     await this.show(response, `manage the subjects of ${contextId}`, async () => {
       const svc = svcOf(request);
-      const top = flash ? message(flash.kind, flash.message) : html``;
+      const top = flashMessage(response, flash);
       const body = await this.viewBody(request, response, svc, contextId, state, flash);
       return html`${top}${body}`;
     });
@@ -135,6 +141,10 @@ export class UserAdminPortlet extends SvcPortlet {
       const [mayDelete] = await svc.evaluate([{ action: 'DELETE', resource: { type: 'subject', id: principalName({ contextId, uniqueId: state.subject }) } }]);
       return mayDelete ? deleteConfirmation(response, state, state.subject) : message('error', `You are not allowed to delete ${state.subject}.`);
     }
+    if (state.view === 'otp') {
+      const [removal] = await svc.decide([{ action: 'UPDATE', resource: { type: 'subject.otp', id: principalName({ contextId, uniqueId: state.subject }) } }]);
+      return removal === 'deny' ? message('error', `You are not allowed to remove the second factor of ${state.subject}.`) : otpRemovalConfirmation(response, state, state.subject);
+    }
     if (state.view === 'bulk') return this.bulkView(request, response, svc, contextId, state);
     if (state.view === 'events') return this.eventsView(request, response, svc, contextId, state);
     if (state.view === 'show' || state.view === 'edit') return this.oneSubject(request, response, svc, contextId, state, flash);
@@ -144,17 +154,26 @@ export class UserAdminPortlet extends SvcPortlet {
   private async oneSubject(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
     const written = takeWritten(request, contextId, state.subject);
     const id = principalName({ contextId, uniqueId: state.subject });
-    // One batch: the four controls, then whether the lock and the events may be read; each read only when allowed, beside the subject's.
-    const deciding = svc.evaluate([...rowQuestions(contextId, state.subject), { action: 'READ', resource: { type: 'subject.lockout', id } }, { action: 'READ', resource: { type: 'subject.events', id } }]);
+    // One batch: the four controls, then whether the lock and the events may be read (each read only
+    // when allowed, beside the subject's), then removing the second factor (a step-up is told apart).
+    const decisions = svc.decide([
+      ...rowQuestions(contextId, state.subject),
+      { action: 'READ', resource: { type: 'subject.lockout', id } },
+      { action: 'READ', resource: { type: 'subject.events', id } },
+      { action: 'UPDATE', resource: { type: 'subject.otp', id } },
+    ]);
+    const deciding = decisions.then((answers) => answers.map((d) => d === 'allow'));
     const showing = state.view === 'show';
     const lockout = deciding.then(([, , , , readLock]) => (showing && readLock ? svc.lockout(contextId, state.subject) : undefined));
     const events = deciding.then(([, , , , , readEvents]) => (showing && readEvents ? svc.events(contextId, state.subject, 0, RECENT_EVENTS) : undefined));
     // A failed read of the lock or the events leaves them out of the view rather than the subject with them.
     const quietly = <T>(p: Promise<T>) => p.catch((error: unknown) => (error instanceof SvcClientError && error.status < 500 ? undefined : Promise.reject(error)));
-    const [definition, read, answers, lock, recent] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject), deciding, quietly(lockout), quietly(events)]);
+    // The subject and (when the check lets the caller see it) whether it has a second factor, in one request.
+    const [definition, read, answers, lock, recent, all] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject, { otp: showing }), deciding, quietly(lockout), quietly(events), decisions]);
     const may = rowRights(answers, 0);
     if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
-    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent });
+    const otp = 'otp' in read ? read.otp : undefined;
+    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent, otp, removeOtp: all[6] });
   }
 
   private async eventsView(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState): Promise<Html> {
@@ -306,6 +325,14 @@ export class UserAdminPortlet extends SvcPortlet {
     await svcOf(request).remove(this.contextId(request), target);
     setFlash(request, { kind: 'success', message: `${target} was deleted.` });
     response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'list', subject: '' }));
+  }
+
+  /** Another subject's second factor, removed (the core asks a level 3 session of the administrator: SPEC 15). */
+  private async removeOtp(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const target = param(request, 'target');
+    await svcOf(request).otpRemove(this.contextId(request), target);
+    setFlash(request, { kind: 'success', message: `The second factor of ${target} was removed; ${target} signs in with the password alone.` });
+    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: target }));
   }
 
   private async lift(request: ActionRequest, response: ActionResponse): Promise<void> {

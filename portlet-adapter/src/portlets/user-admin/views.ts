@@ -8,8 +8,9 @@ import type { RenderResponse } from '../../api';
 import { displayValue, labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import type { Flash } from '../shared/flash';
 import { attributeField } from '../shared/forms';
-import { actionForm, button, details, field, html, link, type Html } from '../shared/markup';
-import type { LockoutState, SearchPage, Subject, SubjectEventPage, SubjectStatus } from '../shared/svc';
+import type { Decision } from '../../gateway-client';
+import { actionForm, button, details, field, html, link, stepUpLink, type Html } from '../shared/markup';
+import type { LockoutState, OtpState, SearchPage, Subject, SubjectEventPage, SubjectStatus } from '../shared/svc';
 import { OP } from '../shared/svc-portlet';
 import { hiddenFieldsOf, urlTo, type AdminState, type BulkAction } from './state';
 
@@ -201,6 +202,16 @@ export interface SubjectView {
   lockout?: LockoutState;
   /** The newest events, when the check allows reading them. */
   events?: SubjectEventPage;
+  /** Whether the subject has a second factor (SPEC 15), when the check allows reading it. */
+  otp?: OtpState;
+  /** UPDATE of `…/otp`: removing the subject's second factor (which also needs a level 3 session). */
+  removeOtp?: Decision;
+}
+
+/** A second factor's state as the subject's view shows it. */
+export function otpText(otp: OtpState): string {
+  if (otp.state === 'confirmed') return `On (${otp.recoveryCodesLeft} of 10 recovery codes left)`;
+  return otp.state === 'pending' ? 'Being set up (not confirmed yet)' : 'Off';
 }
 
 export function subjectDetails(response: RenderResponse, state: AdminState, view: SubjectView): Html {
@@ -208,10 +219,19 @@ export function subjectDetails(response: RenderResponse, state: AdminState, view
   const id = subject.uniqueId;
   const disabled = subject.attributes.disabled === 'true';
   const status: Array<[string, string]> = lockout ? [['Status', statusText({ disabled, locked: lockout.locked, lockedUntil: lockout.lockedUntil })]] : [];
-  const rows: Array<[string, string]> = [['User name', id], ...status, ...readableAttributes(view.definition).map((n): [string, string] => [labelOf(n), displayValue(subject.attributes[n])])];
+  const twoStep: Array<[string, string]> = view.otp ? [['Two-step sign-in', otpText(view.otp)]] : [];
+  const rows: Array<[string, string]> = [['User name', id], ...status, ...twoStep, ...readableAttributes(view.definition).map((n): [string, string] => [labelOf(n), displayValue(subject.attributes[n])])];
+  const hasFactor = view.otp !== undefined && view.otp.state !== 'none';
+  const removeOtp =
+    !hasFactor || view.removeOtp === undefined || view.removeOtp === 'deny'
+      ? html``
+      : view.removeOtp === 'step_up'
+        ? stepUpLink(response, 'Remove second factor')
+        : link(urlTo(response, state, { view: 'otp', subject: id }), 'Remove second factor', `Remove the second factor of ${id}`);
   const controls = [
     may.update ? link(urlTo(response, state, { view: 'edit', subject: id }), 'Edit') : html``,
     may.delete ? link(urlTo(response, state, { view: 'delete', subject: id }), 'Delete') : html``,
+    removeOtp,
     may.lift && lockout?.locked ? form(response, state, 'lift', { target: id }, button('Lift lockout'), `Lift the lockout of ${id}`) : html``,
     link(urlTo(response, state, { view: 'list' }), 'Back to the list'),
   ];
@@ -313,6 +333,13 @@ export function editForm(response: RenderResponse, state: AdminState, definition
   const cancel = link(urlTo(response, state, { view: 'show', subject: subject.uniqueId }), 'Cancel');
   const body = html`${fields}${button('Save')} ${cancel}`;
   return html`<h3 class="portlet-section-header">Edit ${subject.uniqueId}</h3>${form(response, state, 'save', { target: subject.uniqueId, etag }, body, `Edit ${subject.uniqueId}`)}`;
+}
+
+/** Removing another subject's second factor (SPEC 15): a confirmation, as a delete has. */
+export function otpRemovalConfirmation(response: RenderResponse, state: AdminState, subjectId: string): Html {
+  const cancel = link(urlTo(response, state, { view: 'show', subject: subjectId }), 'Cancel');
+  const body = html`<p class="portlet-msg-alert">Remove the second factor of ${subjectId}? ${subjectId} then signs in with the password alone, until setting up two-step sign-in again. This needs your own second factor: a session you confirmed with your code.</p>${button('Remove second factor')} ${cancel}`;
+  return html`<h3 class="portlet-section-header">Second factor of ${subjectId}</h3>${form(response, state, 'removeOtp', { target: subjectId }, body, `Remove the second factor of ${subjectId}`)}`;
 }
 
 export function deleteConfirmation(response: RenderResponse, state: AdminState, subjectId: string): Html {
