@@ -11,8 +11,13 @@ import {
   attrPathIs,
   COMPARE_OPS,
   formatScimFilter,
+  isMetaAttr,
+  META_CREATED,
+  META_LAST_MODIFIED,
+  metaInstant,
   sameAttrName,
   type AttrPath,
+  type CompareOp,
   type ScimFilter,
 } from '../../server/src/subjects/filter/ast';
 import { FILTER_LIMITS, parseFilter, parseScimFilter, parseScimPath } from '../../server/src/subjects/filter/parse';
@@ -345,5 +350,34 @@ describe('parseScimFilter: properties', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe("metaInstant: a subject's timestamp in the store's tree compares as an instant", () => {
+  const instant = (op: CompareOp, value: string) => metaInstant({ op, attr: META_LAST_MODIFIED, value });
+  test.each<[string, string]>([
+    ['2011-05-13T04:42:34Z', '2011-05-13T04:42:34.000Z'],
+    ['2011-05-13t04:42:34z', '2011-05-13T04:42:34.000Z'],
+    ['2011-05-13T06:42:34.5+02:00', '2011-05-13T04:42:34.500Z'],
+    ['2011-05-13T04:42:34.123456789Z', '2011-05-13T04:42:34.123Z'],
+    ['2011-05-13T04:42:34', '2011-05-13T04:42:34.000Z'],
+  ])('%s → %s', (value, expected) => {
+    expect(instant('gt', value)).toBe(expected);
+  });
+
+  test.each<[CompareOp, string, RegExp]>([
+    ['co', '2011', /"co" does not apply to the date-time meta\.lastModified/],
+    ['sw', '2011-05-13T04:42:34Z', /"sw" does not apply/],
+    ['gt', '2011-05-13', /compares with a date-time such as/],
+    ['gt', 'yesterday', /not "yesterday"/],
+    ['gt', '2011-02-30T00:00:00Z', /compares with a date-time/],
+  ])('%s %j is refused', (op, value, message) => {
+    expect(() => instant(op, value)).toThrow(InvalidFilter);
+    expect(() => instant(op, value)).toThrow(message);
+  });
+
+  test('no svc attribute can be named so, and the REST SEARCH refuses the names', () => {
+    expect(isMetaAttr(META_CREATED) && isMetaAttr(META_LAST_MODIFIED) && !isMetaAttr('meta')).toBe(true);
+    expect(() => parseFilter('meta.lastModified gt "2011-05-13T04:42:34Z"', () => true)).toThrow(/sub-attributes are not supported/);
   });
 });

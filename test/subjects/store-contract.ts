@@ -4,11 +4,12 @@
  * service makes them (its uniqueness keys and search values), through the service where its rules
  * matter (If-Match, merging, hashing).
  */
-import { Conflict, InvalidAttributes, NotFound, PreconditionFailed } from '../../common/src/errors';
+import { Conflict, InvalidAttributes, InvalidFilter, NotFound, PreconditionFailed } from '../../common/src/errors';
 import { buildConfig } from '../../server/src/config/load';
 import type { ContextConfig } from '../../server/src/config/types';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
+import type { CompareOp, FilterNode } from '../../server/src/subjects/filter/ast';
 import type { ImportedSubject, SubjectStore, SubjectWrite } from '../../server/src/subjects/store';
 import type { Attributes } from '../../server/src/subjects/subject';
 import { SubjectService } from '../../server/src/subjects/subject-service';
@@ -585,6 +586,49 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       const given = '$scrypt$ln=15,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
       await service.setPasswordHash(E, 'bob', given);
       expect((await store.get(E, 'bob'))!.attributes.password).toBe(given);
+    });
+  });
+
+  describe("a subject's timestamps in the store's filter (SCIM's meta.created, meta.lastModified): instants", () => {
+    const at = (second: number) => new Date(Date.UTC(2011, 4, 13, 4, 42, second, 500)).toISOString();
+    const search = async (filter: FilterNode) => ids((await store.search(E, { filter, offset: 0, quantity: 100 })).results);
+    const meta = (attr: string, op: CompareOp, value: string): FilterNode => ({ op, attr, value });
+    beforeEach(async () => {
+      await store.importSubjects(
+        E,
+        [33, 34, 35].map((second, i) => ({ write: write(`t${i}`, { mail: `t${i}@example.com`, roles: i === 2 ? ['admin'] : ['user'] }), created: at(second), modified: at(second + 10) })),
+        { replace: false },
+      );
+    });
+
+    it.each<[string, CompareOp, string, string[]]>([
+      ['meta.created', 'gt', '2011-05-13T04:42:34Z', ['t1', 't2']],
+      ['meta.created', 'gt', '2011-05-13T04:42:34.500Z', ['t2']],
+      ['meta.created', 'ge', '2011-05-13T04:42:34.500Z', ['t1', 't2']],
+      ['meta.created', 'lt', '2011-05-13T06:42:34.5+02:00', ['t0']],
+      ['meta.created', 'le', '2011-05-13T04:42:34.500', ['t0', 't1']],
+      ['meta.created', 'eq', '2011-05-13T04:42:35.5Z', ['t2']],
+      ['meta.created', 'ne', '2011-05-13T04:42:35.500Z', ['t0', 't1']],
+      ['meta.lastModified', 'gt', '2011-05-13T04:42:44Z', ['t1', 't2']],
+      ['meta.lastModified', 'lt', '2011-05-13T04:42:34Z', []],
+    ])('%s %s %s', async (attr, op, value, expected) => {
+      expect(await search(meta(attr, op, value))).toEqual(expected);
+    });
+
+    it('with the other forms: and, or, not, pr', async () => {
+      expect(await search({ op: 'pr', attr: 'meta.lastModified' })).toEqual(['t0', 't1', 't2']);
+      expect(await search({ op: 'and', left: meta('meta.created', 'gt', '2011-05-13T04:42:33.5Z'), right: meta('roles', 'eq', 'USER') })).toEqual(['t1']);
+      expect(await search({ op: 'or', left: meta('meta.lastModified', 'le', '2011-05-13T04:42:43.5Z'), right: meta('roles', 'eq', 'admin') })).toEqual(['t0', 't2']);
+      expect(await search({ op: 'not', expr: meta('meta.created', 'ge', '2011-05-13T04:42:34Z') })).toEqual(['t0']);
+    });
+
+    it.each<[CompareOp, string]>([
+      ['co', '2011'],
+      ['gt', 'yesterday'],
+      ['gt', '2011-05-13'],
+      ['gt', '2011-13-45T99:00:00Z'],
+    ])('%s %j is an invalid filter', async (op, value) => {
+      await expect(store.search(E, { filter: meta('meta.created', op, value), offset: 0, quantity: 10 })).rejects.toBeInstanceOf(InvalidFilter);
     });
   });
 

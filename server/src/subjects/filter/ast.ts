@@ -13,8 +13,9 @@
  *    (the same subjects). `parseScimFilter` (SCIM's `filter=`) answers it; `parseScimPath` reads a
  *    PATCH `path` (RFC 7644 figure 7) with the same lexer and value-filter grammar.
  *  - `FilterNode` is the flat tree the stores compile (memory: evaluate.ts; SQLite and PostgreSQL:
- *    to-sql.ts; LDAP: to-ldap.ts): comparisons and `pr` on an svc attribute name (or `uniqueId`) with
- *    a string value, `and`/`or`/`not`. svc's subjects are flat, so this is what every filter becomes
+ *    to-sql.ts; LDAP: to-ldap.ts): comparisons and `pr` on an svc attribute name (or `uniqueId`, or
+ *    the subject's timestamps `meta.created`/`meta.lastModified`, compared as instants: metaInstant)
+ *    with a string value, `and`/`or`/`not`. svc's subjects are flat, so this is what every filter becomes
  *    before a store sees it: the REST SEARCH's `parseFilter` refuses sub-attributes, value paths,
  *    schema URNs, numbers and null (400 invalid_filter) and gives this tree directly (true/false become
  *    the strings "true"/"false"); the SCIM transport maps a `ScimFilter` onto svc's attributes.
@@ -26,8 +27,50 @@
  * order in time, and numbers order as text ("10" < "9"), on every store alike.
  */
 
+import { InvalidFilter } from '../../../../common/src/errors';
+
 /** The special attribute that designates the subject's own id rather than one of its attributes. */
 export const UNIQUE_ID_ATTR = 'uniqueId';
+
+/**
+ * The subject's own timestamps in the store's flat tree (SCIM's `meta.created` and
+ * `meta.lastModified`, which the SCIM transport passes on as they are): no svc attribute is named so
+ * (attribute names hold no "."), and the REST SEARCH's parser never gives them. They compare as
+ * instants (metaInstant), not as text.
+ */
+export const META_CREATED = 'meta.created';
+export const META_LAST_MODIFIED = 'meta.lastModified';
+export type MetaAttr = typeof META_CREATED | typeof META_LAST_MODIFIED;
+
+export function isMetaAttr(name: string): name is MetaAttr {
+  return name === META_CREATED || name === META_LAST_MODIFIED;
+}
+
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?)(Z|[+-]\d{2}:\d{2})?$/i;
+
+/** A calendar date and time of day that exist (Date.parse takes February 30th as March 2nd). */
+function realDate(text: string): boolean {
+  const [y, mo, d, h, mi, se] = text.split(/[-T:.]/i).map(Number) as [number, number, number, number, number, number];
+  const day = new Date(Date.UTC(y, mo - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d && h <= 23 && mi <= 59 && se <= 59;
+}
+
+/**
+ * The instant a comparison on a timestamp names, in the stores' form (`toISOString()`: UTC,
+ * milliseconds; a value without a zone is UTC), so that every store compares instants alike: the
+ * stored ISO strings in memory, SQLite and the directory's evaluation, `timestamptz` on PostgreSQL.
+ * InvalidFilter for anything but eq ne gt ge lt le with an RFC 3339 date-time (xsd:dateTime, as
+ * RFC 7643 section 2.3.5 says).
+ */
+export function metaInstant(node: CompareNode): string {
+  if (!['eq', 'ne', 'gt', 'ge', 'lt', 'le'].includes(node.op)) {
+    throw new InvalidFilter(`"${node.op}" does not apply to the date-time ${node.attr}; use eq, ne, gt, ge, lt, le or pr`);
+  }
+  const m = DATE_TIME.exec(node.value);
+  const time = m && realDate(m[1] as string) ? Date.parse(`${m[1]}${m[2] ?? 'Z'}`) : NaN;
+  if (Number.isNaN(time)) throw new InvalidFilter(`${node.attr} compares with a date-time such as "2011-05-13T04:42:34Z", not ${JSON.stringify(node.value)}`);
+  return new Date(time).toISOString();
+}
 
 export type CompareOp = 'eq' | 'ne' | 'co' | 'sw' | 'ew' | 'gt' | 'ge' | 'lt' | 'le';
 

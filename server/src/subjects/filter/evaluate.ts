@@ -7,13 +7,41 @@
  * negation of `eq` (true when no value equals, and when the attribute is absent); `pr` holds when the
  * attribute has at least one non-empty value; `gt ge lt le` hold when ANY value orders so against the
  * comparison value, both normalised, by code point (compareCodePoints: the SQL stores' order).
- * `uniqueId` designates the subject's id.
+ * `uniqueId` designates the subject's id; `meta.created` and `meta.lastModified` its timestamps, compared
+ * as instants (ast.ts's metaInstant).
  */
-import { UNIQUE_ID_ATTR, compareCodePoints, normalizeValue, type FilterNode } from './ast';
+import { UNIQUE_ID_ATTR, compareCodePoints, isMetaAttr, META_CREATED, metaInstant, normalizeValue, type CompareNode, type FilterNode } from './ast';
 
 export interface FilterSubject {
   uniqueId: string;
   attributes: Record<string, string | string[]>;
+  /** ISO 8601 (toISOString), for meta.created and meta.lastModified. */
+  created?: string;
+  modified?: string;
+}
+
+/** A comparison on a subject's timestamp: instants, in their common ISO form (ASCII, so `<` is their order). */
+function compileMeta(node: CompareNode): (subject: FilterSubject) => boolean {
+  const at = metaInstant(node);
+  const get = node.attr === META_CREATED ? (s: FilterSubject) => s.created : (s: FilterSubject) => s.modified;
+  const holds = (test: (v: string) => boolean) => (s: FilterSubject) => {
+    const v = get(s);
+    return v !== undefined && test(v);
+  };
+  switch (node.op) {
+    case 'ne':
+      return (s) => get(s) !== at;
+    case 'gt':
+      return holds((v) => v > at);
+    case 'ge':
+      return holds((v) => v >= at);
+    case 'lt':
+      return holds((v) => v < at);
+    case 'le':
+      return holds((v) => v <= at);
+    default:
+      return holds((v) => v === at);
+  }
 }
 
 /** The values of `attr` in matching form ([] when absent; own properties only). */
@@ -44,9 +72,11 @@ export function compileFilter(node: FilterNode): (subject: FilterSubject) => boo
     }
     case 'pr': {
       const attr = node.attr;
+      if (isMetaAttr(attr)) return (s) => (attr === META_CREATED ? s.created : s.modified) !== undefined;
       return (s) => valuesOf(s, attr).some((v) => v !== '');
     }
     default: {
+      if (isMetaAttr(node.attr)) return compileMeta(node);
       const { attr, op } = node;
       const needle = normalizeValue(node.value);
       switch (op) {

@@ -15,7 +15,7 @@
  * need an ORDERING rule in the attribute's type (svc's own attributes have caseIgnoreOrderingMatch),
  * and candidateFilter asks only for the attribute's presence in their place (see there).
  */
-import { UNIQUE_ID_ATTR, type FilterNode } from './ast';
+import { UNIQUE_ID_ATTR, isMetaAttr, type FilterNode } from './ast';
 
 /**
  * A filter that selects at least every subject `node` selects, under a directory's matching, which
@@ -37,19 +37,23 @@ export function candidateFilter(node: FilterNode, negated = false): FilterNode |
       return left && right ? { op: 'or', left, right } : undefined;
     }
     case 'pr':
+      // The subject's timestamps are svc's bookkeeping (svcCreated, svcModified): svc's evaluation decides.
+      if (isMetaAttr(node.attr)) return undefined;
       return negated ? { op: 'not', expr: node } : node;
     case 'ne':
+      if (isMetaAttr(node.attr)) return undefined;
       return negated ? { ...node, op: 'eq' } : undefined;
     case 'gt':
     case 'ge':
     case 'lt':
     case 'le':
+      if (isMetaAttr(node.attr)) return undefined;
       // The directory's ordering is not svc's (it folds compatibility forms and spaces before it
       // compares, and most attribute types have no ordering rule at all: Undefined, no match), so
       // it narrows nothing safely; what it does say is that the attribute is there.
       return negated ? undefined : { op: 'pr', attr: node.attr };
     default:
-      return negated ? undefined : node;
+      return negated || isMetaAttr(node.attr) ? undefined : node;
   }
 }
 

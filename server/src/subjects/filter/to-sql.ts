@@ -23,13 +23,18 @@
  *    standard_conforming_strings says.
  *  - `gt ge lt le` are `> >= < <=` on the `_lc` column: the same code-point order as
  *    compareCodePoints in evaluate.ts (the binary/"C" collations above), served by the same index.
+ *  - `meta.created`/`meta.lastModified` (ast.ts) compare the subjects' `created`/`modified` columns
+ *    with metaInstant's value: ISO strings written by toISOString in SQLite (fixed width, so text order
+ *    is time order), timestamptz in PostgreSQL.
  *  - Every generated predicate is NULL-free (NOT NULL columns, EXISTS), so `NOT` is two-valued.
  *
  * Values are never interpolated: each one is pushed onto `params` and referred to by `?` (SQLite) or
  * `$n` (PostgreSQL, numbered from `params.length + 1` at the time of the call, so a caller may put its
  * own parameters such as the context first).
  */
-import { UNIQUE_ID_ATTR, normalizeValue, type FilterNode } from './ast';
+import { UNIQUE_ID_ATTR, isMetaAttr, META_CREATED, metaInstant, normalizeValue, type FilterNode } from './ast';
+
+const SQL_COMPARISON = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -82,6 +87,15 @@ export function filterToSql(node: FilterNode, dialect: SqlDialect, params: unkno
         return `(NOT ${gen(n.expr)})`;
       default:
         break;
+    }
+
+    // The subject's timestamps: its own columns, compared as instants (ISO text in SQLite, all written
+    // by toISOString; timestamptz in PostgreSQL). NOT NULL, so presence always holds.
+    if (isMetaAttr(n.attr)) {
+      const column = n.attr === META_CREATED ? 's.created' : 's.modified';
+      if (n.op === 'pr') return `${column} IS NOT NULL`;
+      const at = bind(metaInstant(n));
+      return `${column} ${SQL_COMPARISON[n.op as keyof typeof SQL_COMPARISON]} ${dialect === 'postgres' ? `${at}::timestamptz` : at}`;
     }
 
     // A comparison or presence test: on s.id_lc for uniqueId, else on v.value_lc inside EXISTS.
