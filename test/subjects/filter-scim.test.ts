@@ -1,12 +1,11 @@
 /**
  * The SCIM side of svc's one filter parser (RFC 7644 section 3.4.2.2): every filter and PATCH path of
- * ../shared/scim-fixtures/filters-and-paths.json (RFC 7644, Entra ID, Okta), every filter of the RFC
+ * test/fixtures/scim/filters-and-paths.json (RFC 7644, Entra ID, Okta), every filter of the RFC
  * requests file, the trees they give, and the errors; the REST SEARCH's flat part is filter.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { InvalidFilter } from '../../common/src/errors';
+import { scimFixture } from '../helpers/scim-fixtures';
 import {
   attrPathIs,
   COMPARE_OPS,
@@ -22,22 +21,12 @@ import {
 } from '../../server/src/subjects/filter/ast';
 import { FILTER_LIMITS, parseFilter, parseScimFilter, parseScimPath } from '../../server/src/subjects/filter/parse';
 
-/** ../shared/scim-fixtures beside the repository (SPEC 14), found from a worktree as well: the nearest ancestor's. */
-function fixturesDir(): string {
-  if (process.env.SVC_SCIM_FIXTURES) return process.env.SVC_SCIM_FIXTURES;
-  for (let dir = __dirname; dirname(dir) !== dir; dir = dirname(dir)) {
-    const candidate = join(dirname(dir), 'shared', 'scim-fixtures');
-    if (existsSync(join(candidate, 'filters-and-paths.json'))) return candidate;
-  }
-  throw new Error('../shared/scim-fixtures not found (set SVC_SCIM_FIXTURES)');
-}
-const FIXTURES = fixturesDir();
-const paths = JSON.parse(readFileSync(join(FIXTURES, 'filters-and-paths.json'), 'utf8')) as {
+const paths = scimFixture<{
   rfc7644: { filters: Array<{ filter: string }>; patch_paths: Array<{ path: string }>; attribute_notation: Array<{ value: string }> };
   entra: { filters: Array<{ filter: string }>; patch_paths: Array<{ path: string }>; attribute_mapping_paths: { values: string[] }; dotted_keys_in_pathless_replace: string[] };
   okta: { filters: Array<{ filter: string }>; patch_paths: Array<{ path: string }> };
-};
-const requests = JSON.parse(readFileSync(join(FIXTURES, 'rfc7644-requests.json'), 'utf8')) as Array<{ name: string; filter?: string }>;
+}>('filters-and-paths.json');
+const requests = scimFixture<Array<{ name: string; filter?: string }>>('rfc7644-requests.json');
 
 const canon = (text: string) => formatScimFilter(parseScimFilter(text));
 const at = (text: string): AttrPath => {
