@@ -3,7 +3,8 @@
  * core, gateway and portal (the demo's pages and portlets) in this process: bob turns it on in
  * Self-Service and logs in with a code with JavaScript off (every step is a form); alice does the
  * same with JavaScript on, every page checked by axe-core at 375 and 1280 px (no violation, no
- * sideways scrolling) and kept as a screenshot in test-artifacts/demo-browser (otp-*), then steps up
+ * sideways scrolling) and kept as a screenshot in test-artifacts/demo-browser (otp-*; `npm run
+ * screenshots` keeps two under docs/screenshots for portlets.md), then steps up
  * from User Admin's page. Codes are Debian's oathtool's; the core's clock is injected, so each code's
  * step is chosen, never waited for. Skipped with a message when Chromium is absent.
  */
@@ -85,14 +86,14 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     if (look) await who.look('otp-start');
     await who.submit(() => me.getByRole('button', { name: 'Continue' }).click());
     await expectVisible(me.getByRole('img', { name: /QR code/ }));
-    if (look) await who.look('otp-confirm');
+    if (look) await who.look('otp-confirm', { readme: 1280 });
     const secret = (await me.locator('code.svc-secret').textContent())!.replace(/\s/g, '');
     nextStep();
     await who.control(me, 'Code').fill(oathtool(secret));
     await who.submit(() => me.getByRole('button', { name: 'Turn on' }).click());
     expect(await me.textContent()).toContain('Your recovery codes');
     expect(await me.locator('ol.svc-codes li').count()).toBe(10);
-    if (look) await who.look('otp-codes');
+    if (look) await who.look('otp-codes', { readme: 375 });
     return secret;
   }
 
