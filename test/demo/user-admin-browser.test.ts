@@ -100,6 +100,13 @@ describeWithService(chromiumRequirement(), 'User Admin in a real browser', () =>
     expect(await hugo.locator('.svc-status').textContent()).toBe('Active');
     expect((await demo.coreLogin('hugo', PASSWORD)).status).toBe(200);
 
+    // The script's "Select all on this page" checks every row's box (alice's own row has none), and unchecks them.
+    const boxes = admin.locator('tbody input[type=checkbox][name=selected]');
+    await admin.getByRole('checkbox', { name: 'Select all on this page' }).check();
+    expect(await boxes.evaluateAll((all) => all.filter((b) => (b as unknown as { checked: boolean }).checked).length)).toBe((await rows()).length - 1);
+    await admin.getByRole('checkbox', { name: 'Select all on this page' }).uncheck();
+    expect(await boxes.evaluateAll((all) => all.filter((b) => (b as unknown as { checked: boolean }).checked).length)).toBe(0);
+
     // Bulk: three rows checked, one action, one confirmation page listing them.
     for (const id of ['gina', 'ivan', 'jana']) await admin.getByRole('checkbox', { name: `Select ${id}` }).check();
     await admin.getByLabel('With the selected subjects').selectOption('disable');

@@ -12,6 +12,9 @@
  * dropped, "Lift lockout" only on locked rows, a checkbox only where a bulk action is allowed. The
  * Export CSV link (`data-export`) follows the typed search. Pressing Search still sends the form
  * (all pages, paging).
+ *
+ * Bulk selection: the header of a result table's checkbox column (`th.svc-select`) gets a "Select
+ * all on this page" box; without scripts each row is checked by itself.
  */
 export const SCRIPT = `"use strict";
 (function () {
@@ -108,6 +111,7 @@ export const SCRIPT = `"use strict";
         }
       }
       results.replaceChildren.apply(results, Array.prototype.slice.call(container.childNodes));
+      selectAll(results);
       status.textContent = page.total === 1 ? "1 subject matches." : page.total + " subjects match.";
     }
 
@@ -162,6 +166,28 @@ export const SCRIPT = `"use strict";
     });
   }
 
+  // Bulk selection: a "Select all on this page" box in the header of each result table's checkbox column.
+  function selectAll(scope) {
+    Array.prototype.forEach.call(scope.querySelectorAll("table th.svc-select"), function (head) {
+      if (head.querySelector("input")) return;
+      var table = head.closest("table");
+      var label = document.createElement("label");
+      label.className = "svc-select-label";
+      var box = document.createElement("input");
+      box.type = "checkbox";
+      var text = document.createElement("span");
+      text.className = "visually-hidden";
+      text.textContent = "Select all on this page";
+      label.appendChild(box);
+      label.appendChild(text);
+      head.replaceChildren(label);
+      box.addEventListener("change", function () {
+        Array.prototype.forEach.call(table.querySelectorAll('tbody input[type="checkbox"][name="selected"]'), function (row) { row.checked = box.checked; });
+      });
+    });
+  }
+
   Array.prototype.forEach.call(document.querySelectorAll("[data-svc-live-search]"), enhance);
+  selectAll(document);
 })();
 `;
