@@ -3,10 +3,12 @@
  * cores, two gateways and the portal as real processes on one PostgreSQL (this suite's own schema) and
  * one Redis (this suite's own prefix), seeded like the demo. No decision depends on which instance a
  * request reached: writes, If-Match races, sessions, clientcred and assertion nonces, a visitor's flow
- * across gateways, lockout, the registration throttle, the wrong-answer counter and a revoked role.
+ * across gateways, lockout, the registration throttle, the wrong-answer counter, a revoked role, and a
+ * second factor's code and recovery code, each accepted once across cores and gateways.
  * Ctrl-C stops every process, and so does the death of one. Skipped with a message without PostgreSQL or Redis, unless
  * SVC_TEST_REQUIRE_ALL=1.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -153,6 +155,35 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       const served = await viaGateway(gwB, '/session', { user: { contextId: 'employees', uniqueId: 'alice' }, visitor: 'tab' });
       expect(served.status).toBe(200);
       expect(served.json).toMatchObject({ session: { uniqueId: made } });
+    });
+
+    test('a second factor (SPEC 15): a code accepted by core A is refused replayed on core B; a pending from gateway A completes at gateway B, and its recovery code is spent on both', async () => {
+      const password = 'Dora-cluster-41';
+      const created = await send(subjects(a), { cookie: await admin(a), json: { subject: { uniqueId: 'dora', attributes: { mail: 'dora@example.com', password } } } });
+      expect(created.status).toBe(201);
+      const doraA = await cookieAt(a, 'dora', password);
+      const secret = (await send(`${subjects(a, 'dora')}/otp`, { cookie: doraA, json: { password } })).json!.secret as string;
+      const code = execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
+      const confirmed = await send(`${subjects(a, 'dora')}/otp`, { method: 'PUT', cookie: doraA, json: { code } });
+      expect(confirmed.status).toBe(200);
+      const [recovery] = confirmed.json!.recoveryCodes as string[];
+      // The same code on core B: its step was accepted on A (the last step is in Redis).
+      const passwordB = await login(b, { clientid: 'svc-web', user: 'dora', password });
+      expect(passwordB.json).toMatchObject({ code: 'otp_required' });
+      const pendingB = passwordB.json!.pending as string;
+      const replayed = await login(b, { clientid: 'svc-web', pending: pendingB, otp: code });
+      expect(replayed.status).toBe(401);
+      expect(replayed.json).toMatchObject({ code: 'login_failed' });
+      // Through the gateways: the pending gateway A sealed to the portal session opens at gateway B.
+      const first = await viaGateway(gwA, '/login', { user: null, visitor: 'dora-tab', json: { user: 'dora', password } });
+      expect(first.json).toMatchObject({ code: 'otp_required' });
+      const pending = (first.json as { pending: string }).pending;
+      const second = await viaGateway(gwB, '/login', { user: null, visitor: 'dora-tab', json: { pending, otp: recovery } });
+      expect(second.status).toBe(200);
+      expect(second.json).toMatchObject({ session: { principal: { uniqueId: 'dora' }, level: 3 } });
+      const again = (await viaGateway(gwB, '/login', { user: null, visitor: 'dora-tab-2', json: { user: 'dora', password } })).json as { pending: string };
+      const spent = await viaGateway(gwA, '/login', { user: null, visitor: 'dora-tab-2', json: { pending: again.pending, otp: recovery } });
+      expect(spent.json).toMatchObject({ code: 'login_failed' });
     });
 
     test('bob logs in to the portal once; its pages, spread over both gateways, need no new core login', async () => {

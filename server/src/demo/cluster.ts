@@ -120,7 +120,10 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
     const cores: ClusterProcess[] = [];
     for (const [i, port] of options.ports.cores.entries()) {
       const name = `core-${'ab'[i]}`;
-      const file = writeConfig(files, `${name}.json`, { ...coreDocument, server: { ...(coreDocument.server as object), port, dataDir: join(dataDir, name) } });
+      // One data directory for both cores, as a cluster's shared volume: what a core keeps in files
+      // (the second factors' otp.sqlite and otp.key, SPEC 15) must be the same on each, or a factor
+      // enrolled through one core would not be asked for by the other.
+      const file = writeConfig(files, `${name}.json`, { ...coreDocument, server: { ...(coreDocument.server as object), port, dataDir: join(dataDir, 'cores') } });
       cores.push(await start(name, ['server', '--config', file, '--port', String(port)], 'core server listening'));
     }
     const coreBases = cores.map((core) => `${core.url}/svc`);
