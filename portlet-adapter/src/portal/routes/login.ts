@@ -154,15 +154,19 @@ function loginFailed(deps: PortalDeps, res: Response, address: string | null, er
   audit(deps.log, { event: 'portal_login', outcome: 'failure', reason: code, peer: address, requestId: res.locals.requestId });
 }
 
-/** Holds a login between its steps: a visitor's in its sealed cookie, a user's (logging in anew) in its portal session. */
+/**
+ * Holds a login between its steps: a visitor's in its sealed cookie, a user's (logging in anew) in
+ * its portal session; in the container's own data, which no portlet reads (unlike the session's
+ * attributes, which APPLICATION_SCOPE shows every portlet).
+ */
 function hold(identity: Identity, held: HeldLogin): void {
-  if (identity.kind === 'user') identity.session.application.attributes.set(HELD_LOGIN, held);
-  else identity.carry.create().attributes.set(HELD_LOGIN, held);
+  if (identity.kind === 'user') identity.session.application.containerData.set(HELD_LOGIN, held);
+  else identity.carry.create().containerData.set(HELD_LOGIN, held);
 }
 
 /** The held login, removed (single-use), when there is one and it is fresh. */
 function take(identity: Identity): HeldLogin | undefined {
-  const attributes = identity.kind === 'user' ? identity.session.application.attributes : identity.carry.current()?.attributes;
+  const attributes = identity.kind === 'user' ? identity.session.application.containerData : identity.carry.current()?.containerData;
   const held = attributes?.get(HELD_LOGIN) as HeldLogin | undefined;
   attributes?.delete(HELD_LOGIN);
   return held !== undefined && typeof held.pending === 'string' && held.until > Date.now() ? held : undefined;
