@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, buildConfig, readConfigDocument } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { acceptingPlaceholders } from '../common/src/config/published-schema';
-import { demoConfigOfEnvironment, demoEnvironment, prepareDemo, seedDemo, type DemoEnvironment } from '../server/src/demo/demo';
+import { demoConfigOfEnvironment, demoEnvironment, prepareDemo, seedDemo, withChosenPorts, type DemoEnvironment } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
 import { createLogger, stdoutDestination, type Logger } from '../common/src/log';
@@ -55,8 +55,10 @@ const DEMO_USAGE = `usage: svc demo
 
 The core server, the gateway and the demo portal in one process, on the embedded demo configuration
 on SVC_HOST (127.0.0.1): the core on SVC_PORT (8080), the gateway on 8081, the portal on
-SVC_PORTAL_PORT (8082). Takes no options. Its data, and the passwords it generated
-(demo-credentials.json), are in SVC_DATA_DIR (./data).
+SVC_PORTAL_PORT (8082); the development mailbox, which catches the mail svc sends, with SMTP on
+SVC_MAIL_PORT (8025) and its page on the next port (8026), both on 127.0.0.1 whatever SVC_HOST says.
+Takes no options. Its data, and the passwords it generated (demo-credentials.json), are in
+SVC_DATA_DIR (./data).
 `;
 
 const GEN_SECRET_USAGE = `usage: svc gen-secret
@@ -153,8 +155,8 @@ async function server(argv: string[]): Promise<void> {
   else {
     log.info('no --config given: the core alone on the embedded demo configuration (`svc demo` adds the gateway and the portal)');
     const environment = demoEnvironment();
-    const { running } = await startDemoCore({ ...environment, host: values.host ?? environment.host, port: port ?? environment.port }, log);
-    return handleSignals(running);
+    const { running, mailbox } = await startDemoCore({ ...environment, host: values.host ?? environment.host, port: port ?? environment.port }, log);
+    return handleSignals(running, undefined, [mailbox]);
   }
   const overrides = {
     host: values.host ?? process.env.SVC_HOST ?? config.server.host,
@@ -175,19 +177,26 @@ async function server(argv: string[]): Promise<void> {
   workerStarted(running.baseUrl);
 }
 
-/** The core on the embedded demo configuration, its data directory prepared and seeded (SPEC 11). */
-async function startDemoCore(environment: DemoEnvironment, log: Logger) {
-  const { config, credentials } = await prepareDemo(environment, log);
+/**
+ * The core on the embedded demo configuration, its data directory prepared and seeded (SPEC 11), and
+ * the development mailbox it sends its mail to (SMTP on SVC_MAIL_PORT, its page on the next port).
+ */
+async function startDemoCore(given: DemoEnvironment, log: Logger) {
+  const environment = await withChosenPorts(given);
+  const { startMailbox } = await import('../server/src/demo/mailbox');
+  const mailbox = await startMailbox({ smtpPort: environment.mailPort, log });
+  const { config, credentials } = await prepareDemo({ ...environment, mailPort: mailbox.smtpPort }, log);
   const running = await startServer(config, { logger: log });
   await seedDemo(running.core, credentials);
-  return { running, config, credentials };
+  log.info({ smtp: `127.0.0.1:${mailbox.smtpPort}`, page: `${mailbox.pageUrl}/` }, 'demo mailbox ready');
+  return { running, config, credentials, mailbox, environment };
 }
 
 async function demo(argv: string[]): Promise<void> {
   if (!parseCommandArgs(argv, {}, DEMO_USAGE)) return;
   const destination = stdoutDestination();
   const log = createLogger({ destination });
-  const { running, config, credentials } = await startDemoCore(demoEnvironment(), log);
+  const { running, config, credentials, mailbox, environment } = await startDemoCore(demoEnvironment(), log);
   const gatewayConfig = buildGatewayConfig(
     {
       gateway: {
@@ -202,23 +211,25 @@ async function demo(argv: string[]): Promise<void> {
     process.env,
   );
   const gateway = await startGateway(gatewayConfig, { logger: createLogger({ name: 'svc-gateway', destination }) });
-  const portal = await startDemoPortal(config.server.host, config.server.dataDir, credentials, gateway.baseUrl, createLogger({ name: 'svc-portal', destination }));
+  const portal = await startDemoPortal(config.server.host, config.server.dataDir, credentials, gateway.baseUrl, createLogger({ name: 'svc-portal', destination }), environment.portalPort);
   const credentialsFile = `${config.server.dataDir}/demo-credentials.json`;
-  log.info({ core: running.baseUrl, gateway: gateway.baseUrl, portal: portal.baseUrl, credentials: credentialsFile }, 'svc demo ready');
+  log.info({ core: running.baseUrl, gateway: gateway.baseUrl, portal: portal.baseUrl, mailbox: `${mailbox.pageUrl}/`, smtp: `127.0.0.1:${mailbox.smtpPort}`, credentials: credentialsFile }, 'svc demo ready');
   // For the person who ran `npm start` (stdout stays JSON lines): where to go, and where the passwords are.
   process.stderr.write(
     `\nsvc demo is running:\n  portal   ${portal.baseUrl}/\n  core     ${running.baseUrl}/\n  gateway  ${gateway.baseUrl}\n` +
+      `  mailbox  ${mailbox.pageUrl}/  (the messages svc sent to SMTP 127.0.0.1:${mailbox.smtpPort}; JSON at ${mailbox.pageUrl}/messages)\n` +
       `Passwords (alice, bob, svcadmin) are in ${credentialsFile}.\n\n`,
   );
-  handleSignals(running, undefined, [portal, gateway]);
+  handleSignals(running, undefined, [portal, gateway, mailbox]);
 }
 
 /** The demo portal (SPEC 11) in front of the demo's gateway, through the portal's own loader. */
-async function startDemoPortal(host: string, dataDir: string, credentials: DemoCredentials, gatewayUrl: string, logger: Logger) {
+async function startDemoPortal(host: string, dataDir: string, credentials: DemoCredentials, gatewayUrl: string, logger: Logger, port: number) {
   const { buildPortalConfig, startPortal } = await import('../portlet-adapter/src/portal');
   const { PORTLETS_DESCRIPTOR } = await import('../portlet-adapter/src/portlets');
   const document = demoPortalDocument({ credentials, host, gateway: gatewayUrl, dataDir, descriptor: PORTLETS_DESCRIPTOR });
-  return startPortal(buildPortalConfig(document, { env: process.env }), { logger });
+  // The port the core's links to the portal were built with (SVC_PORTAL_PORT, a free one for 0).
+  return startPortal(buildPortalConfig(document, { env: { ...process.env, SVC_PORTAL_PORT: String(port) } }), { logger });
 }
 
 async function gateway(argv: string[]): Promise<void> {

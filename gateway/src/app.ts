@@ -53,6 +53,9 @@ const ROUTES: readonly Route[] = [
   { name: 'session', matches: (rest) => rest === '/session', handle: forwardTo(() => '/resources/session') },
   { name: 'contexts', matches: (rest) => rest === '/contexts' || rest.startsWith('/contexts/'), handle: forwardTo((rest) => `/resources${rest}`) },
   { name: 'authz', matches: (rest) => rest.startsWith('/authz/'), handle: forwardTo((rest) => `/resources${rest}`) },
+  // SPEC 16: a mailed link used through the portal (the visitor's own core session, like the forgotten-password flow).
+  { name: 'password-reset', methods: ['PUT'], matches: (rest) => rest === '/password-reset', handle: forwardTo(() => '/resources/password-reset') },
+  { name: 'email-verification', methods: ['POST'], matches: (rest) => rest === '/email-verification', handle: forwardTo(() => '/resources/email-verification') },
   { name: 'access', matches: (rest) => rest.startsWith('/access/v1/'), handle: forwardTo((rest) => rest) },
   { name: 'login', methods: ['POST'], matches: (rest) => rest === '/login', handle: (deps, req, res, _rest, principal) => portalLogin(deps, req, res, principal) },
   { name: 'logout', methods: ['POST'], matches: (rest) => rest === '/logout', handle: logout },

@@ -30,7 +30,7 @@ export interface DemoCredentialsFile {
 
 export class Demo {
   private constructor(
-    readonly process: Running & { core: string; portal: string },
+    readonly process: Running & { core: string; portal: string; mailbox: string },
     readonly credentials: DemoCredentialsFile,
     readonly browser: Browser,
     private readonly dataDir: string,
@@ -62,6 +62,21 @@ export class Demo {
   /** `{base}` */
   get core(): string {
     return this.process.core;
+  }
+
+  /** The development mailbox's page (SPEC 11), `http://127.0.0.1:PORT/`. */
+  get mailbox(): string {
+    return this.process.mailbox;
+  }
+
+  /** The newest caught message to `to` whose subject is `subject`, waiting for it (the queue sends within a second or two). */
+  async mail(to: string, subject: string): Promise<{ to: string; subject: string; text: string; html: string; sentAt: string }> {
+    for (;;) {
+      const sent = await send(`${this.mailbox}messages`);
+      const found = (sent.json as unknown as Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>).find((m) => m.to.includes(to) && m.subject === subject);
+      if (found) return found;
+      await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+    }
   }
 
   /** POST {base}/login as a person would through svc-web: the status says whether the password is right. */

@@ -12,6 +12,7 @@ import { ARTIFACTS, Demo, type Person } from './demo-browser';
 const BOB_NEW = 'Bob-changed-Pa55word';
 const CAROL = 'Carol-initial-Pa55word';
 const DANA = 'Dana-registered-Pa55word';
+const DANA_RESET = 'Dana-reset-by-link-Pa55word';
 const BOB_RESET = 'Bob-reset-Pa55word';
 
 // Each test walks several pages with logins and password hashes in a real browser: 25 s alone on a
@@ -164,7 +165,7 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     await alice.page.screenshot({ path: join(ARTIFACTS, 'alice-noscript-admin-form-search-1280.png'), fullPage: true });
   });
 
-  test('a visitor registers in customers, then logs in to the portal with that password', async () => {
+  test('a visitor registers in customers, follows the link from the mailbox page, logs in, then recovers the password by link', async () => {
     const visitor = await person('visitor');
     await visitor.page.goto(`${demo.portal}/`);
     expect(new URL(visitor.page.url()).pathname).toBe('/portal/page/home');
@@ -178,10 +179,45 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     await visitor.control(form, 'Repeat the password').fill(DANA);
     await visitor.submit(() => form.getByRole('button', { name: 'Register' }).click());
     expect(await demo.subject('customers', 'dana')).toMatchObject({ mail: 'dana@example.net', givenName: 'Dana' });
+    expect(await visitor.window('Registration').textContent()).toContain('Check your mail');
     await visitor.look('registered');
+    // Not before the link: the right password says why.
+    expect((await demo.coreLogin('dana', DANA)).text).toContain('Confirm your e-mail address first');
+
+    // The mailbox page lists the message; its link opens the core's page, whose button confirms.
+    await demo.mail('dana@example.net', 'Confirm your e-mail address');
+    await visitor.page.goto(demo.mailbox);
+    await visitor.look('mailbox', { readme: 1280 });
+    await visitor.submit(() => visitor.page.getByRole('link', { name: /\/anon\/verify\?token=/ }).first().click());
+    await visitor.look('verify');
+    await visitor.submit(() => visitor.page.getByRole('button', { name: 'Confirm my address' }).click());
+    expect(await visitor.page.locator('main').textContent()).toContain('Your address is confirmed');
 
     await visitor.logIn(demo.portal, 'dana', DANA);
     expect(await visitor.window('Self-Service').textContent()).toContain('dana@example.net');
+
+    // She forgets it: a link by mail, back to the portal's window, where she chooses a new one.
+    const forgetful = await person('forgot-link');
+    await forgetful.page.goto(`${demo.portal}/page/home`);
+    const flow = forgetful.window('Forgotten Password');
+    await forgetful.control(flow, 'User name or e-mail address').fill('dana@example.net');
+    await forgetful.submit(() => flow.getByRole('button', { name: 'Send me a link by e-mail' }).click());
+    expect(await forgetful.window('Forgotten Password').textContent()).toContain('If the name is known, a link is on its way.');
+    await forgetful.look('forgot-link-sent');
+    const reset = await demo.mail('dana@example.net', 'Choose a new password');
+    const link = reset.text.split('\n').find((line) => line.startsWith('http'))!;
+    expect(link.startsWith(`${demo.portal}/page/home?`)).toBe(true);
+    await forgetful.page.goto(demo.mailbox);
+    await forgetful.submit(() => forgetful.page.getByRole('link', { name: link, exact: true }).first().click());
+    const window = forgetful.window('Forgotten Password');
+    await forgetful.control(window, 'New password').fill(DANA_RESET);
+    await forgetful.control(window, 'Repeat the new password').fill(DANA_RESET);
+    await forgetful.look('forgot-link-password');
+    await forgetful.submit(() => window.getByRole('button', { name: /^Set the new password/ }).click());
+    expect(new URL(forgetful.page.url()).pathname).toBe('/portal/login');
+    expect((await demo.coreLogin('dana', DANA)).status).toBe(401);
+    await forgetful.logIn(demo.portal, 'dana', DANA_RESET);
+    expect(await forgetful.window('Self-Service').textContent()).toContain('dana@example.net');
   });
 
   test('a visitor runs the forgotten-password flow for bob with his answers; bob then logs in with the new password', async () => {
@@ -189,7 +225,7 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     await visitor.page.goto(`${demo.portal}/page/home`);
     const flow = visitor.window('Forgotten Password');
     await visitor.control(flow, 'User name or e-mail address').fill('bob');
-    await visitor.submit(() => flow.getByRole('button', { name: 'Continue' }).click());
+    await visitor.submit(() => flow.getByRole('button', { name: 'Answer my security questions' }).click());
     await visitor.look('forgot-questions');
     await visitor.control(flow, 'What was the name of your first pet?').fill(demo.credentials.answers.bob[0]);
     await visitor.control(flow, 'In which city were you born?').fill(demo.credentials.answers.bob[1]);
@@ -206,7 +242,7 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
 
   test("the core's own pages have no accessibility violation either", async () => {
     const visitor = await person('core');
-    for (const [path, shot] of [['/', 'core-home'], ['/login', 'core-login'], ['/anon/register', 'core-register'], ['/anon/forgot', 'core-forgot']]) {
+    for (const [path, shot] of [['/', 'core-home'], ['/login', 'core-login'], ['/anon/register', 'core-register'], ['/anon/forgot', 'core-forgot'], ['/anon/reset', 'core-reset'], ['/anon/verify', 'core-verify']]) {
       await visitor.page.goto(`${demo.core}${path}`);
       await visitor.look(shot);
     }

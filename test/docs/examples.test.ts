@@ -98,7 +98,7 @@ function matchesShownOutput(actual: string, shown: string): boolean {
 }
 
 let workdir: string;
-let demo: (Running & { core: string; gateway: string; portal: string }) | undefined;
+let demo: (Running & { core: string; gateway: string; portal: string; mailbox: string }) | undefined;
 let environment: NodeJS.ProcessEnv;
 
 /** A port free now (for the examples that start a server of their own). */
@@ -155,6 +155,7 @@ beforeAll(async () => {
     SVC: demo.core,
     GW: demo.gateway,
     PORTAL: demo.portal,
+    MAILBOX: demo.mailbox.replace(/\/$/, ''),
     SPARE_PORT: String(await freePort()),
   };
 }, EXAMPLE_TIMEOUT_MS);

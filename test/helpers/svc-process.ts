@@ -92,10 +92,10 @@ export function stopSvc(running: Running): Promise<number | null> {
 }
 
 /** `svc demo` (what `npm start` runs) on ephemeral ports in `dataDir`, until it says it is ready. */
-export function startDemo(dataDir: string): Promise<Running & { core: string; gateway: string; portal: string; credentials: string }> {
-  return startSvc(['demo'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0' }, (entry) =>
+export function startDemo(dataDir: string): Promise<Running & { core: string; gateway: string; portal: string; credentials: string; mailbox: string }> {
+  return startSvc(['demo'], { SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0', SVC_MAIL_PORT: '0' }, (entry) =>
     entry.msg === 'svc demo ready'
-      ? { core: entry.core as string, gateway: entry.gateway as string, portal: entry.portal as string, credentials: entry.credentials as string }
+      ? { core: entry.core as string, gateway: entry.gateway as string, portal: entry.portal as string, credentials: entry.credentials as string, mailbox: entry.mailbox as string }
       : undefined,
   ).then((running) => ({ ...running, ...running.ready }));
 }

@@ -145,6 +145,8 @@ describe('mail over SMTP with STARTTLS and AUTH', () => {
     expect(spent.status).toBe(400);
     expect((await bodyOf(spent)).code).toBe('invalid_token');
     expect((await loginAs('carol', 'Carol-registers-1')).status).toBe(200);
+    // The system user (whose principal names no context) logs in as before.
+    expect((await loginAs('svcadmin', TEST_CREDENTIALS.users.svcadmin)).status).toBe(200);
   });
 
   test('unverified registrants are removed after 24 hours', async () => {

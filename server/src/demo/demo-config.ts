@@ -19,14 +19,16 @@ const attributes = {
   passwordAnswers: { type: 'string', multivalued: true, mutability: 'writeOnly' },
 };
 
-function context(id: string, registration: boolean, forgottenPassword: boolean): Partial<ContextConfig> & Record<string, unknown> {
+/** SPEC 11 with its mailbox: customers verify their address and recover by link; employees both ways. */
+function context(id: string, registration: boolean, forgottenPassword: boolean, mail = false): Partial<ContextConfig> & Record<string, unknown> {
+  const methods: ContextConfig['forgottenPassword']['methods'] = !mail ? ['questions'] : registration ? ['email'] : ['questions', 'email'];
   return {
     id,
     store: 'sqlite',
     definition: { attributes, authenid: ['mail'], password: 'password' } as unknown as ContextConfig['definition'],
     searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName'],
-    registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [], verifyEmail: false },
-    forgottenPassword: { enabled: forgottenPassword, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers', methods: ['questions'] },
+    registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [], verifyEmail: mail && registration },
+    forgottenPassword: { enabled: forgottenPassword || mail, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers', methods },
     // The role of the seeded alice (demo.ts) and of the portal's Administration page (demo-portal.ts).
     adminRoles: ['admin'],
   };
@@ -42,13 +44,28 @@ export function demoConfigDocument(options: {
   dataDir: string;
   host: string;
   port: number;
+  /**
+   * The development mailbox (SPEC 11): its SMTP port and the portal's origin (links may point at the
+   * portal's windows). Without it the configuration sends no mail (the tests' and the cluster's).
+   */
+  mail?: { smtpPort: number; portalOrigin: string };
 }): Record<string, unknown> {
-  const { credentials } = options;
+  const { credentials, mail } = options;
   return {
     // No trusted proxy: the gateway vouches for the visitor's address with a key, X-Svc-Forwarded-For
     // (SPEC section 9); an address (any local process may bind one) would let anyone choose it.
     server: { host: options.host, port: options.port, contextRoot: '/svc', dataDir: options.dataDir, trustProxy: [] },
-    contexts: [context('employees', false, true), context('customers', true, false)],
+    contexts: [context('employees', false, true, mail !== undefined), context('customers', true, false, mail !== undefined)],
+    ...(mail
+      ? {
+          mail: {
+            // The demo's own mailbox on the loopback: no TLS to ask for, no AUTH.
+            smtp: { host: '127.0.0.1', port: mail.smtpPort, requireTLS: false, from: 'svc demo <svc@localhost>' },
+            publicBase: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${options.port}/svc`,
+            linkOrigins: [mail.portalOrigin],
+          },
+        }
+      : {}),
     authenticators: [
       { id: 'anonymous', kind: 'Anonymous', variant: 'anonymous', sessionType: 'ANON' },
       { id: 'employees-password', kind: 'UserPass', variant: 'service', sessionType: 'USER', context: 'employees' },

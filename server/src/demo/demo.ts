@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { buildConfig } from '../config/load';
 import type { SvcConfig } from '../config/types';
@@ -28,14 +29,44 @@ export interface DemoEnvironment {
   dataDir: string;
   host: string;
   port: number;
+  /** The development mailbox's SMTP port (its page is on the next one); 0: any free one. */
+  mailPort: number;
+  /** The demo portal's port, for the links of its Forgotten Password window. */
+  portalPort: number;
 }
 
-/** Reads SVC_DATA_DIR, SVC_HOST and SVC_PORT (SPEC section 11). */
+/** Reads SVC_DATA_DIR, SVC_HOST, SVC_PORT, SVC_MAIL_PORT and SVC_PORTAL_PORT (SPEC section 11). */
 export function demoEnvironment(env: NodeJS.ProcessEnv = process.env): DemoEnvironment {
   return {
     dataDir: resolve(env.SVC_DATA_DIR ?? './data'),
     host: env.SVC_HOST ?? '127.0.0.1',
     port: env.SVC_PORT === undefined ? 8080 : Number(env.SVC_PORT),
+    mailPort: env.SVC_MAIL_PORT === undefined ? 8025 : Number(env.SVC_MAIL_PORT),
+    portalPort: env.SVC_PORTAL_PORT === undefined ? 8082 : Number(env.SVC_PORTAL_PORT),
+  };
+}
+
+/** A port the system calls free now (the demo's links need its ports before its servers listen). */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+/**
+ * The environment with SVC_PORT and SVC_PORTAL_PORT of 0 ("any free one") made a free port: the
+ * mail's links are built from them before anything listens.
+ */
+export async function withChosenPorts(environment: DemoEnvironment): Promise<DemoEnvironment> {
+  return {
+    ...environment,
+    port: environment.port === 0 ? await freePort(environment.host) : environment.port,
+    portalPort: environment.portalPort === 0 ? await freePort(environment.host) : environment.portalPort,
   };
 }
 
@@ -68,7 +99,10 @@ export async function demoConfigOf(environment: DemoEnvironment): Promise<{ conf
   const credentials = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
   const hasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
-  return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, ...environment }), {}), credentials };
+  const { dataDir, host, port, mailPort, portalPort } = environment;
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  const mail = { smtpPort: mailPort, portalOrigin: `http://${bracketed}:${portalPort}` };
+  return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, dataDir, host, port, mail }), {}), credentials };
 }
 
 /** The configuration `svc export` and `svc import` use without --config: the demo of SVC_DATA_DIR (TransferIo.defaultConfig). */

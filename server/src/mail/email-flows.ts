@@ -220,7 +220,9 @@ export class EmailFlows {
 
   /** Whether a subject registered and has not verified its address yet (a login is refused). */
   async unverified(contextId: string, uniqueId: string): Promise<boolean> {
-    if (!this.verifies(contextId)) return false;
+    // The system user's principal names no context (nor does any other outside the configured ones).
+    const context = this.deps.config().contexts.find((c) => c.id === contextId);
+    if (!this.mail || !context?.registration.verifyEmail) return false;
     return (await this.deps.store().unverifiedSince(contextId, uniqueId)) !== undefined;
   }
 
@@ -356,8 +358,11 @@ export class EmailFlows {
   private link(settings: MailSettings, kind: StoredToken['kind'], returnTo: string | undefined, token: string): string {
     const checked = returnTo && this.checkedReturnTo(returnTo);
     if (checked) {
+      // The token goes where the URL leaves room for it: an empty parameter named `token` or ending in
+      // `.token` (a portal window's render parameter, `forgot.p.token=`), else a `token` added.
       const url = new URL(checked);
-      url.searchParams.set('token', token);
+      const slot = [...url.searchParams].find(([name, value]) => value === '' && (name === 'token' || name.endsWith('.token')))?.[0] ?? 'token';
+      url.searchParams.set(slot, token);
       return url.toString();
     }
     const page = kind === 'reset' ? 'reset' : 'verify';

@@ -22,7 +22,7 @@ import { assertSubjectId } from '../subjects/subject-id';
 export const MAX_EVALUATIONS = 500;
 
 /** The resource types naming a part of one subject (SPEC 10.3), and the target segment each adds. */
-const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout', 'subject.otp': 'otp', 'subject.events': 'events' };
+const SUBJECT_PARTS: Readonly<Record<string, string>> = { 'subject.password': 'password', 'subject.lockout': 'lockout', 'subject.otp': 'otp', 'subject.events': 'events', 'subject.mail': 'mail' };
 
 /** The operations each part takes, as its REST resource does (SPEC 6): UPDATE, and READ of `…/lockout` and `…/events`. */
 const PART_OPERATIONS: Readonly<Record<string, readonly Operation[]>> = { lockout: ['UPDATE', 'READ'], events: ['READ'] };
@@ -107,7 +107,7 @@ export function parseEvaluation(doc: unknown, defaults: Json = {}): EvaluationQu
     if (id.includes('/')) throw new InvalidRequest('resource.id of "subjects" is a context id', { errors: [{ path: 'resource.id', message: 'not a context id' }] });
     return { ...query, contextId: id, target: `contexts/${id}/subjects` };
   }
-  throw new InvalidRequest('resource.type must be "subject", "subjects", "subject.password", "subject.lockout", "subject.otp" or "subject.events"', {
+  throw new InvalidRequest('resource.type must be "subject", "subjects", "subject.password", "subject.lockout", "subject.otp", "subject.events" or "subject.mail"', {
     errors: [{ path: 'resource.type', message: 'unknown type' }],
   });
 }

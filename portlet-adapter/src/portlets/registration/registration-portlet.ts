@@ -12,12 +12,14 @@ import { svcOf } from '../shared/svc';
 import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
 const REPEAT = 'passwordRepeat';
+/** SPEC 16: after a registration in a context that verifies addresses. */
+export const CHECK_MAIL = 'Check your mail: we sent a link to the address you gave. Follow it within 24 hours to confirm it, then log in. Nothing after a few minutes? Look in your spam folder.';
 
 export class RegistrationPortlet extends SvcPortlet {
   protected readonly help = [
     'Registration opens an account for you. Fill in the form; fields marked "required" must be filled in.',
     'The password needs 8 to 256 characters and must not be a common password, your user name or your e-mail address.',
-    'Once registered, log in to the portal with your user name (or e-mail address) and your password.',
+    'Once registered, log in to the portal with your user name (or e-mail address) and your password. Where addresses are confirmed, follow the link we mail you first.',
   ];
 
   protected readonly actions = {
@@ -44,6 +46,7 @@ export class RegistrationPortlet extends SvcPortlet {
       const svc = svcOf(request);
       const [definition, [mayCreate]] = await Promise.all([svc.context(this.contextId()), svc.evaluate([{ action: 'CREATE', resource: { type: 'subjects', id: this.contextId() } }])]);
       const top = flash ? message(flash.kind, flash.message) : html``;
+      if (flash?.kind === 'success' && flash.message === CHECK_MAIL) return top;
       if (flash?.kind === 'success') return html`${top}<p class="portlet-font">${link(response.encodeURL('login'), 'Log in')}</p>`;
       if (!definition.registration || !mayCreate) return html`${top}${message('info', 'Registration is not open to you here.')}`;
       return html`${top}${this.form(response, definition, flash?.values ?? {}, flash?.fields ?? {})}`;
@@ -71,7 +74,12 @@ export class RegistrationPortlet extends SvcPortlet {
     }
     const uniqueId = param(request, 'uniqueId');
     if (!uniqueId) throw new FormRefusal('Choose a user name.', { uniqueId: 'User name is required.' });
-    const created = await svc.create(this.contextId(), uniqueId, postedAttributes(request, definition, names) as Record<string, string | string[]>);
+    const created = await svc.register(this.contextId(), uniqueId, postedAttributes(request, definition, names) as Record<string, string | string[]>);
+    if (!('uniqueId' in created)) {
+      // SPEC 16: the same words whether the address was new or already registered.
+      setFlash(request, { kind: 'success', message: CHECK_MAIL });
+      return;
+    }
     setFlash(request, { kind: 'success', message: `Your account "${created.uniqueId}" is ready. Log in with your user name or e-mail address and your password.` });
   }
 }

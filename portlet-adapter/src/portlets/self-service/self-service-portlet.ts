@@ -23,8 +23,9 @@ import { svcOf, svcUserOf, type OtpEnrollment, type OtpState, type Svc } from '.
 import type { Decision } from '../../gateway-client';
 import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/svc-portlet';
 
-type View = 'profile' | 'edit' | 'password' | 'otp-start' | 'otp-confirm' | 'otp-codes' | 'otp-remove';
-const VIEWS: readonly View[] = ['profile', 'edit', 'password', 'otp-start', 'otp-confirm', 'otp-codes', 'otp-remove'];
+type View = 'profile' | 'edit' | 'password' | 'mail' | 'otp-start' | 'otp-confirm' | 'otp-codes' | 'otp-remove';
+const VIEWS: readonly View[] = ['profile', 'edit', 'password', 'mail', 'otp-start', 'otp-confirm', 'otp-codes', 'otp-remove'];
+const MAIL_LABELS = { mail: 'New e-mail address', password: 'Your password' };
 
 const PASSWORD_LABELS = { oldPassword: 'Current password', newPassword: 'New password', newPasswordRepeat: 'Repeat the new password' };
 const OTP_LABELS = { password: 'Your password', code: 'Code' };
@@ -53,6 +54,7 @@ export class SelfServicePortlet extends SvcPortlet {
     'Self-Service shows your own account as svc holds it.',
     '"Edit profile" changes the attributes you may change yourself; attributes only an administrator may change are shown but cannot be edited. "Change password" asks for your current password and a new one (8 to 256 characters, not a common one).',
     '"Two-step sign-in" adds a second factor: after your password, svc asks for the 6-digit code your authenticator app shows. Turning it on asks for your password, then shows a QR code (and the same secret as text) for the app, and a first code from the app confirms it. You then get ten recovery codes, shown once: each signs you in once in place of a code if you lose the app. Turning it off asks for your password and a code.',
+    '"Change e-mail address" asks for the new address and your password: we mail a link there (and tell your current address), and your address changes only when the link is followed, within 24 hours. Until then the window says which change is waiting.',
     'In the preferences (Edit mode of this window) you choose which attributes to show.',
   ];
 
@@ -78,6 +80,17 @@ export class SelfServicePortlet extends SvcPortlet {
         labels: PASSWORD_LABELS,
       }),
       retry: () => ({ view: 'password' }),
+    },
+    mail: {
+      run: (request: ActionRequest, response: ActionResponse) => this.changeMail(request, response),
+      words: () => ({
+        doing: 'change this e-mail address',
+        invalid: 'The password is not correct, or the address is not one: check both and try again.',
+        fieldOf: { password: 'password', mail: 'mail' },
+        labels: MAIL_LABELS,
+      }),
+      retry: () => ({ view: 'mail' }),
+      refill: () => ({ mail: 254 }),
     },
     preferences: {
       run: (request: ActionRequest, response: ActionResponse) => this.savePreferences(request, response),
@@ -109,30 +122,36 @@ export class SelfServicePortlet extends SvcPortlet {
       const svc = svcOf(request);
       const subjectId = principalName(user);
       const written = takeWritten(request, user.contextId, user.uniqueId);
-      const [definition, read, [update, changePassword, otp]] = await Promise.all([
+      const [definition, read, [update, changePassword, otp, changeMail]] = await Promise.all([
         svc.context(user.contextId),
         // The subject and whether it has a second factor in one request (a page's budget: issue 28).
-        written ?? svc.read(user.contextId, user.uniqueId, { otp: true }),
+        written ?? svc.read(user.contextId, user.uniqueId, { otp: true, mail: true }),
         svc.decide([
           { action: 'UPDATE', resource: { type: 'subject', id: subjectId } },
           { action: 'UPDATE', resource: { type: 'subject.password', id: subjectId } },
           { action: 'UPDATE', resource: { type: 'subject.otp', id: subjectId } },
+          { action: 'UPDATE', resource: { type: 'subject.mail', id: subjectId } },
         ]),
       ]);
+      // SPEC 16: the address changes through a link mailed to the new one (where svc mails: the answer said whether it may say).
+      const mailPending = 'mailPending' in read ? read.mailPending : undefined;
+      const mailChange = mailPending !== undefined ? changeMail : 'deny';
       // After a save the subject is the one written (no read): the factor's state is asked alone. A policy that hides it: no section.
       const otpState = 'otp' in read && read.otp ? read.otp : written ? await svc.otpState(user.contextId, user.uniqueId).catch(() => undefined) : undefined;
       const top = flashMessage(response, flash);
       if (view === 'edit' && update === 'allow') return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash)}`;
       if (view === 'password' && changePassword === 'allow') return html`${top}${this.passwordForm(response, flash)}`;
+      if (view === 'mail' && mailChange === 'allow') return html`${top}${this.mailForm(response, flash)}`;
       if (otp === 'allow' && otpState !== undefined && view.startsWith('otp-')) {
         const otpView = await this.otpView(request, response, view, otpState, flash);
         if (otpView !== undefined) return html`${top}${otpView}`;
       }
       const shown = this.shownAttributes(request, definition);
       const rows: Array<[string, string]> = [['User name', read.subject.uniqueId], ...shown.map((n): [string, string] => [labelOf(n), displayValue(read.subject.attributes[n])])];
-      const controls = [this.control(response, update, 'edit', 'Edit profile'), this.control(response, changePassword, 'password', 'Change password')];
+      const controls = [this.control(response, update, 'edit', 'Edit profile'), this.control(response, changePassword, 'password', 'Change password'), this.control(response, mailChange, 'mail', 'Change e-mail address')];
+      const pending = mailPending ? message('info', `Your new address ${mailPending.mail} waits for confirmation: follow the link we sent there before ${readableTime(mailPending.expires)}. Until then your address stays as shown.`) : html``;
       const twoStep = otpState === undefined || otp === 'deny' ? html`` : this.otpSection(response, otpState, otp);
-      return html`${top}${details(rows)}<p class="svc-controls">${controls}</p>${twoStep}`;
+      return html`${top}${pending}${details(rows)}<p class="svc-controls">${controls}</p>${twoStep}`;
     });
   }
 
@@ -230,6 +249,27 @@ ${actionForm(response.createActionURL().toString(), { [OP]: 'otpConfirm' }, html
     return actionForm(response.createActionURL().toString(), { [OP]: 'password' }, html`${fields}${button('Change password')} ${cancel}`, 'Change password');
   }
 
+  /** SPEC 16: a new address and the password; the address changes only when the link mailed there is followed. */
+  private mailForm(response: RenderResponse, flash: Flash | undefined): Html {
+    const ns = response.getNamespace();
+    const errors = flash?.fields ?? {};
+    const fields = [
+      field(ns, { name: 'mail', label: MAIL_LABELS.mail, kind: 'email', required: true, value: flash?.values?.mail, error: errors.mail, autocomplete: 'email', hint: 'We mail a link there; your address changes when you follow it (within 24 hours).' }),
+      field(ns, { name: 'password', label: MAIL_LABELS.password, kind: 'password', required: true, error: errors.password, autocomplete: 'current-password' }),
+    ];
+    const cancel = link(this.viewURL(response, 'profile'), 'Cancel');
+    return actionForm(response.createActionURL().toString(), { [OP]: 'mail' }, html`${fields}${button('Send the link')} ${cancel}`, 'Change e-mail address');
+  }
+
+  private async changeMail(request: ActionRequest, response: ActionResponse): Promise<void> {
+    const { contextId, uniqueId, svc } = this.user(request);
+    const mail = param(request, 'mail');
+    if (!mail) throw new FormRefusal('Enter the new e-mail address.', { mail: 'New e-mail address is required.' });
+    await svc.changeMail(contextId, uniqueId, mail, param(request, 'password', false));
+    setFlash(request, { kind: 'success', message: `Check your mail at ${mail}: follow the link we sent there to confirm the new address. We told your current address too.` });
+    response.setRenderParameter('view', 'profile');
+  }
+
   private user(request: PortletRequest): { contextId: string; uniqueId: string; svc: Svc } {
     const user = svcUserOf(request);
     if (!user) throw new FormRefusal('Log in first.');
@@ -312,4 +352,9 @@ ${actionForm(response.createActionURL().toString(), { [OP]: 'otpConfirm' }, html
     setFlash(request, { kind: 'success', message: 'Your preferences were saved.' });
     response.setPortletMode(PortletMode.VIEW);
   }
+}
+
+/** `2026-11-27T10:15:00.000Z` → `2026-11-27 10:15 UTC`. */
+function readableTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }

@@ -20,6 +20,10 @@ export interface ContextDefinition {
   registrationAttributes?: string[];
   passwordAttribute?: string | null;
   forgottenPassword: boolean;
+  /** SPEC 16: `questions`, `email` or both (a core before it says nothing: questions). */
+  forgottenPasswordMethods?: Array<'questions' | 'email'>;
+  /** SPEC 16: a registrant confirms the address by a mailed link before logging in. */
+  verifyEmail?: boolean;
 }
 
 /** The attributes that may be shown: write-only ones never are. */

@@ -60,6 +60,12 @@ export interface SearchPage {
 
 export type AccessQuestion = Evaluation;
 
+/** SPEC 16: an address change waiting for its link. */
+export interface MailPending {
+  mail: string;
+  expires: string;
+}
+
 /** Whether a subject has a second factor (SPEC 15), never its secret. */
 export interface OtpState {
   state: 'none' | 'pending' | 'confirmed';
@@ -83,9 +89,12 @@ export class Svc {
   }
 
   /** With `otp`, also whether the subject has a second factor (when the caller may see it), in the same request. */
-  async read(contextId: string, uniqueId: string, options: { otp?: boolean } = {}): Promise<{ subject: Subject; etag?: string; otp?: OtpState }> {
-    const answer = await this.gateway.get<{ subject: Subject; otp?: OtpState }>(subjectPath(contextId, uniqueId), options.otp ? { include: 'otp' } : undefined);
-    return { subject: answer.body!.subject, etag: answer.headers.etag, ...(answer.body!.otp ? { otp: answer.body!.otp } : {}) };
+  /** `otp`: whether the subject has a second factor; `mail`: a pending address change (SPEC 16). One request either way. */
+  async read(contextId: string, uniqueId: string, options: { otp?: boolean; mail?: boolean } = {}): Promise<{ subject: Subject; etag?: string; otp?: OtpState; mailPending?: MailPending | null }> {
+    const include = [options.otp ? 'otp' : '', options.mail ? 'mail' : ''].filter(Boolean).join(',');
+    const answer = await this.gateway.get<{ subject: Subject; otp?: OtpState; mailPending?: MailPending | null }>(subjectPath(contextId, uniqueId), include ? { include } : undefined);
+    const body = answer.body!;
+    return { subject: body.subject, etag: answer.headers.etag, ...(body.otp ? { otp: body.otp } : {}), ...(body.mailPending !== undefined ? { mailPending: body.mailPending } : {}) };
   }
 
   async search(contextId: string, query: SearchQuery): Promise<SearchPage> {
@@ -105,6 +114,12 @@ export class Svc {
 
   async create(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue>): Promise<Subject> {
     return (await this.gateway.post<{ subject: Subject }>(apiPath('contexts', contextId, 'subjects'), { subject: { uniqueId, attributes } })).body!.subject;
+  }
+
+  /** A visitor's registration: the subject, or, in a context that verifies addresses (SPEC 16), `verification_sent` whatever happened. */
+  async register(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue>): Promise<Subject | { status: 'verification_sent' }> {
+    const body = (await this.gateway.post<{ subject: Subject } | { status: 'verification_sent' }>(apiPath('contexts', contextId, 'subjects'), { subject: { uniqueId, attributes } })).body!;
+    return 'subject' in body ? body.subject : body;
   }
 
   /** `etag` makes a repeated or stale form fail with 412 instead of writing twice. The subject as written, with its new ETag. */
@@ -154,6 +169,26 @@ export class Svc {
   /** One's own factor goes with the password and a code; another's (an admin's removal, at level 3) with no body. */
   async otpRemove(contextId: string, uniqueId: string, proof?: { password: string; code: string }): Promise<void> {
     await this.gateway.request({ method: 'DELETE', path: subjectPath(contextId, uniqueId, 'otp'), body: proof });
+  }
+
+  /** SPEC 16: a reset link to the subject's address, pointing at `returnTo` (the window); the same answer whatever the name. */
+  async requestResetLink(contextId: string, name: string, returnTo: string): Promise<string> {
+    return (await this.gateway.post<{ message: string }>(apiPath('contexts', contextId, 'password-reset'), { name, returnTo })).body!.message;
+  }
+
+  /** SPEC 16: a reset link's token and the new password. */
+  async useResetLink(token: string, password: string): Promise<void> {
+    await this.gateway.put(apiPath('password-reset'), { token, password });
+  }
+
+  /** SPEC 16: one's address and a pending change. */
+  async mail(contextId: string, uniqueId: string): Promise<{ mail: string | null; pending: { mail: string; expires: string } | null }> {
+    return (await this.gateway.get<{ mail: string | null; pending: { mail: string; expires: string } | null }>(subjectPath(contextId, uniqueId, 'mail'))).body!;
+  }
+
+  /** SPEC 16: one's new address, confirmed by a link mailed there. */
+  async changeMail(contextId: string, uniqueId: string, mail: string, password: string): Promise<void> {
+    await this.gateway.put(subjectPath(contextId, uniqueId, 'mail'), { mail, password });
   }
 
   /** One AuthZEN batch for every control of a render; an item the core could not answer is a refusal. */

@@ -7,7 +7,7 @@ import { notModified, sendDocument } from '../respond';
 import type { HttpServices } from '../services';
 
 /** What a form needs to be built from a context's definition (the portlets, SPEC 10.4). */
-function contextDocument(config: ContextConfig) {
+function contextDocument(config: ContextConfig, mails: boolean) {
   const attributes = Object.fromEntries(
     Object.entries(config.definition.attributes).map(([name, d]) => [name, { type: d.type, multivalued: d.multivalued, required: d.required, unique: d.unique, mutability: d.mutability }]),
   );
@@ -21,6 +21,9 @@ function contextDocument(config: ContextConfig) {
       registrationAttributes: config.registration.enabled ? config.registration.attributes : [],
       passwordAttribute: config.definition.password ?? null,
       forgottenPassword: config.forgottenPassword.enabled,
+      // SPEC 16: which ways a forgotten password is recovered, and whether a registrant confirms an address (only where svc mails).
+      forgottenPasswordMethods: config.forgottenPassword.enabled ? config.forgottenPassword.methods.filter((m) => m === 'questions' || mails) : [],
+      verifyEmail: mails && config.registration.enabled && config.registration.verifyEmail,
     },
   };
 }
@@ -49,8 +52,8 @@ export const context = (s: { subjects: Pick<SubjectService, 'context'> }): RestR
   name: 'this resource',
   target: (ids) => `contexts/${ids.contextId}`,
   perform: {
-    GET: step('readContext', ({ req, res, ids }) => {
-      const document = contextDocument(s.subjects.context(ids.contextId!).config);
+    GET: step('readContext', ({ req, res, ids, config }) => {
+      const document = contextDocument(s.subjects.context(ids.contextId!).config, config.mail !== undefined);
       // A definition changes only with a configuration reload: a portal holding it revalidates
       // with If-None-Match (issue 28) and gets a 304 until then.
       const etag = `"${createHash('sha256').update(JSON.stringify(document)).digest('base64url').slice(0, 22)}"`;

@@ -11,7 +11,7 @@ import type { HttpServices } from '../services';
 import type { WireValue } from '../../../../common/src/wire/xml';
 import { addStatus, includesStatus } from './subject-status';
 
-type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts' | 'secondFactors'>;
+type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts' | 'secondFactors' | 'email'>;
 
 /** `{"subject":{"uniqueId":…,"attributes":{…}}}` and nothing else. */
 function subjectBody(req: Request): SubjectInput {
@@ -27,11 +27,15 @@ function sendSubject(s: Services, req: Request, res: Response, status: number, c
   sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject), ...extra });
 }
 
-/** A READ's `include`: absent, or `otp` (whether the subject has a second factor, beside it); anything else is 400 naming it. */
-function includesOtp(include: string | undefined): boolean {
-  if (include === undefined) return false;
-  if (include !== 'otp') throw new InvalidRequest('include must be otp', { errors: [{ path: 'include', message: 'not otp' }] });
-  return true;
+/**
+ * A READ's `include`: absent, or `otp` (whether the subject has a second factor), `mail` (a pending
+ * address change, SPEC 16) or both, comma-separated, each beside the subject; anything else is 400 naming it.
+ */
+function includes(include: string | undefined): { otp: boolean; mail: boolean } {
+  if (include === undefined) return { otp: false, mail: false };
+  const asked = include.split(',');
+  if (!asked.every((name) => name === 'otp' || name === 'mail')) throw new InvalidRequest('include must be otp, mail or otp,mail', { errors: [{ path: 'include', message: 'not otp or mail' }] });
+  return { otp: asked.includes('otp'), mail: asked.includes('mail') };
 }
 
 /** `{base}/contexts/{c}/subjects`: CREATE (a registration from an anonymous session) and SEARCH. */
@@ -74,14 +78,17 @@ export const subject = (s: Services): RestResource => ({
   name: 'a subject',
   target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}`,
   perform: {
-    GET: step('readSubject', async ({ req, res, ids, state }) => {
-      const withOtp = includesOtp(queryParam(req, 'include'));
+    GET: step('readSubject', async ({ req, res, ids, state, config }) => {
+      const asked = includes(queryParam(req, 'include'));
       const found = await s.subjects.read(ids.contextId!, ids.subjectId!);
-      if (withOtp) {
-        // `"otp":{…}` beside the subject (GET …/otp's document, never a secret), when the caller may READ `…/otp`: one request for Self-Service's page.
-        const target = `contexts/${ids.contextId}/subjects/${ids.subjectId}/otp`;
-        const allowed = (await s.decisions.decide(state, 'READ', target, { quiet: true })).decision === 'ALLOW';
-        const extra: Record<string, WireValue> = allowed ? { otp: { ...s.secondFactors.state({ contextId: ids.contextId!, uniqueId: ids.subjectId! }) } } : {};
+      if (asked.otp || asked.mail) {
+        // Beside the subject, each when the caller may READ its own target: one request for Self-Service's page.
+        const extra: Record<string, WireValue> = {};
+        const may = async (what: string) => (await s.decisions.decide(state, 'READ', `contexts/${ids.contextId}/subjects/${ids.subjectId}/${what}`, { quiet: true })).decision === 'ALLOW';
+        // `"otp":{…}`: GET …/otp's document, never a secret.
+        if (asked.otp && (await may('otp'))) extra.otp = { ...s.secondFactors.state({ contextId: ids.contextId!, uniqueId: ids.subjectId! }) };
+        // `"mailPending":{"mail","expires"}` or null: GET …/mail's `pending`; absent where svc sends no mail.
+        if (asked.mail && config.mail && (await may('mail'))) extra.mailPending = (await s.email.pendingAddress(ids.contextId!, ids.subjectId!)) ?? null;
         res.setHeader('Cache-Control', 'no-store');
         return sendSubject(s, req, res, 200, ids.contextId!, found, extra);
       }
