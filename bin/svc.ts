@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, buildConfig, readConfigDocument } from '../server/src/config/load';
 import { configSchema } from '../server/src/config/schema';
 import { acceptingPlaceholders } from '../common/src/config/published-schema';
+import { generateScimToken } from '../server/src/scim/tokens';
 import { demoConfigOfEnvironment, demoEnvironment, prepareDemo, seedDemo, withChosenPorts, type DemoEnvironment } from '../server/src/demo/demo';
 import type { DemoCredentials } from '../server/src/demo/demo-config';
 import { demoPortalDocument } from '../server/src/demo/demo-portal';
@@ -61,9 +62,12 @@ Takes no options. Its data, and the passwords it generated (demo-credentials.jso
 SVC_DATA_DIR (./data).
 `;
 
-const GEN_SECRET_USAGE = `usage: svc gen-secret
+const GEN_SECRET_USAGE = `usage: svc gen-secret [--scim]
 
-Prints a new client or portal secret: 32 random bytes, base64url (43 characters). Takes no options.
+Prints a new client or portal secret: 32 random bytes, base64url (43 characters).
+With --scim, a SCIM provisioning token (svcscim_ and 43 characters) on the first line, and on the
+second the SHA-256 (hex) that scim.clients[].tokenSha256 takes: give the token to the identity
+provider, the hash to the configuration.
 `;
 
 const CONFIG_SCHEMA_USAGE = `usage: svc config-schema [core | gateway | portal | portlet]
@@ -87,7 +91,7 @@ class UsageError extends Error {
  * node's parseArgs with --help/-h: undefined when help was asked for (the usage is then printed on
  * stdout); a mistake (an unknown option, a missing value, an unexpected argument) is a UsageError.
  */
-function parseCommandArgs<O extends Record<string, { type: 'string' }>>(argv: string[], options: O, usage: string): { [K in keyof O]?: string } | undefined {
+function parseCommandArgs<O extends Record<string, { type: 'string' } | { type: 'boolean' }>>(argv: string[], options: O, usage: string): { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string } | undefined {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false }));
@@ -98,7 +102,7 @@ function parseCommandArgs<O extends Record<string, { type: 'string' }>>(argv: st
     process.stdout.write(usage);
     return undefined;
   }
-  return values as { [K in keyof O]?: string };
+  return values as { [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string };
 }
 
 /** `--port`: a whole number from 0 to 65535; undefined when not given. */
@@ -334,9 +338,15 @@ async function main(): Promise<void> {
       process.exitCode = await runHashPassword(rest, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
       return;
     case 'gen-secret':
-      if (!parseCommandArgs(rest, {}, GEN_SECRET_USAGE)) return;
-      process.stdout.write(randomBytes(32).toString('base64url') + '\n');
+    {
+      const values = parseCommandArgs(rest, { scim: { type: 'boolean' } }, GEN_SECRET_USAGE);
+      if (!values) return;
+      if (values.scim) {
+        const { token, sha256 } = generateScimToken();
+        process.stdout.write(`${token}\n${sha256}\n`);
+      } else process.stdout.write(randomBytes(32).toString('base64url') + '\n');
       return;
+    }
     case 'cli': {
       // Loaded on demand: the server commands need neither undici nor the CLI.
       const { runCli } = await import('../client/src/cli/main');

@@ -7,6 +7,7 @@ export const BENCH_CREDENTIALS: DemoCredentials = {
   answers: { bob: ['Amber river', 'Oslo'] },
   clients: { 'svc-api': 'YmVuY2gtc3ZjLWFwaS1zZWNyZXQtbm90LWEtc2VjcmV0LTAwMDE', 'portal-gateway': 'YmVuY2gtcG9ydGFsLWdhdGV3YXktbm90LWEtc2VjcmV0LTAwMDAx' },
   portals: { 'demo-portal': 'YmVuY2gtZGVtby1wb3J0YWwtbm90LWEtc2VjcmV0LTAwMDAwMDE' },
+  scim: { 'scim-employees': 'svcscim_YmVuY2gtc2NpbS1lbXBsb3llZXMtbm90LWEtc2VjcmV', 'scim-customers': 'svcscim_YmVuY2gtc2NpbS1jdXN0b21lcnMtbm90LWEtc2VjcmV' },
 };
 
 /** The client the bench logs in through (no secret, password authenticators). */

@@ -18,6 +18,7 @@ export const TEST_CREDENTIALS: DemoCredentials = {
   answers: { bob: ['Amber river', 'Oslo'] },
   clients: { 'svc-api': 'c3ZjLWFwaS10ZXN0LXNlY3JldC1mb3ItdGVzdHMtb25seS0wMQ', 'portal-gateway': 'cG9ydGFsLWdhdGV3YXktdGVzdC1zZWNyZXQtZm9yLXRlc3RzLTA' },
   portals: { 'demo-portal': 'ZGVtby1wb3J0YWwtdGVzdC1zZWNyZXQtZm9yLXRlc3RzLW9ubHk' },
+  scim: { 'scim-employees': 'svcscim_c2NpbS1lbXBsb3llZXMtdGVzdC10b2tlbi1mb3ItdGV', 'scim-customers': 'svcscim_c2NpbS1jdXN0b21lcnMtdGVzdC10b2tlbi1mb3ItdGV' },
 };
 
 export interface TestServer extends RunningServer {
@@ -33,6 +34,8 @@ export interface TestServerOptions extends Omit<ServerOptions, 'hasher'> {
   dataDir?: string;
   /** Seed alice and bob as the demo does (default true). */
   seed?: boolean;
+  /** Seed the demo's SCIM service subjects too (scim-employees, scim-customers; default false: most suites count the seeded subjects). */
+  provisioners?: boolean;
   hash?: PasswordHasherOptions;
 }
 
@@ -62,7 +65,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   options.configure?.(doc);
   const config: SvcConfig = buildConfig(doc, {});
   const running = await startServer(config, { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), ...options, hasher });
-  if (options.seed !== false) await seedDemo(running.core, TEST_CREDENTIALS);
+  if (options.seed !== false) await seedDemo(running.core, TEST_CREDENTIALS, { provisioners: options.provisioners ?? false });
   return {
     ...running,
     dataDir,

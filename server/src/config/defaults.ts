@@ -119,3 +119,17 @@ export const DEFAULT_MAIL = {
   queue: 'sqlite',
   retry: { initialSeconds: 5, maxSeconds: 15 * 60 },
 } as const;
+
+/** `scim` (SPEC 14): no clients; the demo's attribute names; lists of at most 200. */
+export const DEFAULT_SCIM = {
+  attributes: {
+    userName: 'userName',
+    externalId: 'externalId',
+    'name.givenName': 'givenName',
+    'name.familyName': 'familyName',
+    displayName: 'displayName',
+    emails: 'mail',
+    active: 'disabled',
+  },
+  maxResults: 200,
+} as const;

@@ -41,7 +41,7 @@ export function buildConfig(document: unknown, env: NodeJS.ProcessEnv = process.
     }
   }
   // The default policies are built from valid contexts only; an invalid document is refused anyway.
-  if (schemaValid && raw.policies === undefined) raw.policies = defaultPolicies(raw.contexts as SvcConfig['contexts']);
+  if (schemaValid && raw.policies === undefined) raw.policies = defaultPolicies(raw.contexts as SvcConfig['contexts'], { scim: (raw.scim as SvcConfig['scim']).clients.length > 0 });
   const referenceProblems = checkReferences(substituted);
   if (schemaProblems.length || referenceProblems.length) throw new ConfigError([...schemaProblems, ...referenceProblems]);
   const { global, ...sections } = substituted as ConfigDocument;

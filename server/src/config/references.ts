@@ -159,6 +159,21 @@ export function checkReferences(document: unknown): string[] {
       }
     });
   });
+  // SPEC 14: a SCIM client's context exists; ids and tokens are not shared.
+  const seenScim = new Set<string>();
+  const seenTokens = new Set<string>();
+  eachObject(objectOr(config.scim).clients, (client, i) => {
+    const at = `scim.clients[${i}]`;
+    if (isString(client.id)) {
+      if (seenScim.has(client.id)) problems.push(`${at}.id: duplicate SCIM client "${client.id}"`);
+      seenScim.add(client.id);
+    }
+    if (isString(client.context) && contextIds.isUnknown(client.context)) problems.push(`${at}.context: unknown context "${client.context}"`);
+    if (isString(client.tokenSha256)) {
+      if (seenTokens.has(client.tokenSha256)) problems.push(`${at}.tokenSha256: the same token as another SCIM client`);
+      seenTokens.add(client.tokenSha256);
+    }
+  });
   problems.push(...ldapAttributeProblems(config));
   problems.push(...scryptProblems(objectOr(config.passwords).scrypt));
   problems.push(...tlsProblems(objectOr(config.server).tls));

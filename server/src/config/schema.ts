@@ -1,5 +1,5 @@
 import { logSchema } from '../../../common/src/request-log-settings';
-import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_MAIL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
+import { DEFAULT_ADMIN_ROLES, DEFAULT_ATTRIBUTE, DEFAULT_GLOBAL, DEFAULT_LDAP, DEFAULT_MAIL, DEFAULT_PASSWORDS, DEFAULT_POSTGRES, DEFAULT_SCIM, DEFAULT_SERVER, DEFAULT_SESSIONS, DEFAULT_TLS } from './defaults';
 
 /**
  * The published JSON Schema of the configuration file (`svc config-schema` prints it). Defaults are
@@ -21,6 +21,8 @@ const globalProperties = Object.fromEntries(
     return [key, { type: 'string', minLength: 1, default: value }];
   }),
 );
+
+const attrName = { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_-]{0,63}$' } as const;
 
 const attribute = {
   type: 'object',
@@ -308,6 +310,35 @@ export const configSchema = {
             maxSeconds: { type: 'number', exclusiveMinimum: 0, maximum: 86400, default: DEFAULT_MAIL.retry.maxSeconds },
           },
         },
+      },
+    },
+    scim: {
+      type: 'object',
+      additionalProperties: false,
+      default: {},
+      properties: {
+        clients: {
+          type: 'array',
+          default: [],
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            required: ['id', 'context', 'subject', 'tokenSha256'],
+            properties: {
+              id,
+              context: id,
+              subject: { type: 'string', minLength: 1, maxLength: 256 },
+              tokenSha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+            },
+          },
+        },
+        attributes: {
+          type: 'object',
+          additionalProperties: false,
+          default: {},
+          properties: Object.fromEntries(Object.entries(DEFAULT_SCIM.attributes).map(([key, value]) => [key, { ...attrName, default: value }])),
+        },
+        maxResults: { type: 'integer', minimum: 1, maximum: 1000, default: DEFAULT_SCIM.maxResults },
       },
     },
     sessions: {

@@ -331,6 +331,37 @@ export interface MailSettings {
   retry: { initialSeconds: number; maxSeconds: number };
 }
 
+/** A SCIM provisioning client (SPEC 14): its bearer token opens a USER session of `subject` in `context`. */
+export interface ScimClientConfig {
+  id: string;
+  context: string;
+  subject: string;
+  /** SHA-256 of the token, lowercase hex (`svc gen-secret --scim` prints it). */
+  tokenSha256: string;
+}
+
+/**
+ * Which svc attribute each SCIM User attribute is kept in (SPEC 14). `active` names a boolean
+ * attribute holding its negation (`disabled`); `emails` keeps the primary (or first) address. A name
+ * the context does not define is not mapped there.
+ */
+export interface ScimAttributeMap {
+  userName: string;
+  externalId: string;
+  'name.givenName': string;
+  'name.familyName': string;
+  displayName: string;
+  emails: string;
+  active: string;
+}
+
+export interface ScimSettings {
+  clients: ScimClientConfig[];
+  attributes: ScimAttributeMap;
+  /** `count` of a list at most, and its default. */
+  maxResults: number;
+}
+
 export interface SvcConfig {
   server: ServerSettings;
   /** The file's `global` section, typed (settings.ts). */
@@ -344,6 +375,8 @@ export interface SvcConfig {
   system?: { userId: string; passwordHash: string };
   stores: { postgres?: PostgresSettings; ldap?: LdapSettings };
   sessions: SessionSettings;
+  /** SCIM 2.0 provisioning (SPEC 14). */
+  scim: ScimSettings;
   /** `log.requests`: which requests get a log line (common/src/request-log-settings.ts). */
   log: LogSettings;
   /** SPEC 16: absent, svc sends no mail (and no context may need it). */

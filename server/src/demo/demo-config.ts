@@ -1,4 +1,5 @@
 import type { ContextConfig } from '../config/types';
+import { scimTokenSha256 } from '../scim/tokens';
 
 /** The credentials `npm start` generates once and keeps in `SVC_DATA_DIR/demo-credentials.json`. */
 export interface DemoCredentials {
@@ -6,7 +7,12 @@ export interface DemoCredentials {
   answers: { bob: [string, string] };
   clients: { 'svc-api': string; 'portal-gateway': string };
   portals: { 'demo-portal': string };
+  /** SCIM provisioning tokens (SPEC 14), one client per context. */
+  scim: { 'scim-employees': string; 'scim-customers': string };
 }
+
+/** The demo's contexts, each with its SCIM client and service subject (`scim-<context>`). */
+export const DEMO_CONTEXTS = ['employees', 'customers'] as const;
 
 const attributes = {
   mail: { type: 'email', required: true, unique: true, mutability: 'readWrite' },
@@ -17,6 +23,10 @@ const attributes = {
   password: { type: 'string', mutability: 'writeOnly', maxLength: 256 },
   passwordQuestions: { type: 'string', multivalued: true, mutability: 'writeOnly' },
   passwordAnswers: { type: 'string', multivalued: true, mutability: 'writeOnly' },
+  // SCIM (SPEC 14): an identity provider's login name (its own, so a rename never renames the subject), name and id.
+  userName: { type: 'string', unique: true, mutability: 'admin', maxLength: 256 },
+  displayName: { type: 'string', mutability: 'readWrite' },
+  externalId: { type: 'string', mutability: 'admin', maxLength: 256 },
 };
 
 /** SPEC 11 with its mailbox: customers verify their address and recover by link; employees both ways. */
@@ -25,8 +35,8 @@ function context(id: string, registration: boolean, forgottenPassword: boolean, 
   return {
     id,
     store: 'sqlite',
-    definition: { attributes, authenid: ['mail'], password: 'password' } as unknown as ContextConfig['definition'],
-    searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName'],
+    definition: { attributes, authenid: ['mail', 'userName'], password: 'password' } as unknown as ContextConfig['definition'],
+    searchAttributes: ['uniqueId', 'mail', 'givenName', 'familyName', 'userName', 'externalId'],
     registration: { enabled: registration, attributes: registration ? ['uniqueId', 'mail', 'givenName', 'familyName', 'password'] : [], verifyEmail: mail && registration },
     forgottenPassword: { enabled: forgottenPassword || mail, questionsAttribute: 'passwordQuestions', answersAttribute: 'passwordAnswers', methods },
     // The role of the seeded alice (demo.ts) and of the portal's Administration page (demo-portal.ts).
@@ -89,5 +99,8 @@ export function demoConfigDocument(options: {
       },
     ],
     system: { userId: 'svcadmin', passwordHash: options.systemPasswordHash },
+    scim: {
+      clients: DEMO_CONTEXTS.map((c) => ({ id: `scim-${c}`, context: c, subject: `scim-${c}`, tokenSha256: scimTokenSha256(credentials.scim[`scim-${c}`]) })),
+    },
   };
 }

@@ -7,7 +7,8 @@ import type { SvcConfig } from '../config/types';
 import type { Core } from '../core';
 import type { Logger } from '../../../common/src/log';
 import { PasswordHasher } from '../passwords/password-hasher';
-import { demoConfigDocument, type DemoCredentials } from './demo-config';
+import { generateScimToken } from '../scim/tokens';
+import { DEMO_CONTEXTS, demoConfigDocument, type DemoCredentials } from './demo-config';
 
 const CREDENTIALS_FILE = 'demo-credentials.json';
 
@@ -22,8 +23,11 @@ function generateCredentials(): DemoCredentials {
     answers: { bob: [answer(), answer()] },
     clients: { 'svc-api': secret(), 'portal-gateway': secret() },
     portals: { 'demo-portal': secret() },
+    scim: scimTokens(),
   };
 }
+
+const scimTokens = (): DemoCredentials['scim'] => ({ 'scim-employees': generateScimToken().token, 'scim-customers': generateScimToken().token });
 
 export interface DemoEnvironment {
   dataDir: string;
@@ -97,6 +101,11 @@ export async function demoConfigOf(environment: DemoEnvironment): Promise<{ conf
   const file = join(environment.dataDir, CREDENTIALS_FILE);
   if (!existsSync(file)) throw new Error(`${environment.dataDir} holds no demo (no ${CREDENTIALS_FILE}): give --config FILE, or run svc demo first`);
   const credentials = JSON.parse(readFileSync(file, 'utf8')) as DemoCredentials;
+  if (!credentials.scim) {
+    // A data directory from before SCIM (SPEC 14): its provisioning tokens are added to the file once.
+    credentials.scim = scimTokens();
+    writeFileSync(file, JSON.stringify(credentials, null, 2) + '\n', { mode: 0o600 });
+  }
   const hasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
   const { dataDir, host, port, mailPort, portalPort } = environment;
@@ -110,10 +119,11 @@ export async function demoConfigOfEnvironment(env: NodeJS.ProcessEnv): Promise<S
   return (await demoConfigOf(demoEnvironment(env))).config;
 }
 
-/** Seeds alice and bob in `employees` when the store is empty. */
-export async function seedDemo(core: Core, credentials: DemoCredentials): Promise<void> {
+/** Seeds alice and bob in `employees` when the store is empty, and each context's SCIM service subject when it is missing. */
+export async function seedDemo(core: Core, credentials: DemoCredentials, options: { provisioners?: boolean } = {}): Promise<void> {
+  if (options.provisioners ?? true) await seedProvisioners(core);
   const store = core.subjects.context('employees').store;
-  if ((await store.count('employees')) > 0) return;
+  if (await store.exists('employees', 'alice')) return;
   await core.subjects.create(
     'employees',
     'alice',
@@ -135,4 +145,13 @@ export async function seedDemo(core: Core, credentials: DemoCredentials): Promis
     'admin',
   );
   core.log.info({ context: 'employees', subjects: ['alice', 'bob'] }, 'demo subjects seeded');
+}
+
+/** SPEC 11, 14: `scim-<context>`, without a password, role `provisioner`: whose sessions the SCIM clients get. */
+export async function seedProvisioners(core: Core): Promise<void> {
+  for (const contextId of DEMO_CONTEXTS) {
+    const id = `scim-${contextId}`;
+    if (!core.config.contexts.some((c) => c.id === contextId) || (await core.subjects.context(contextId).store.exists(contextId, id))) continue;
+    await core.subjects.create(contextId, id, { mail: `${id}@example.invalid`, displayName: `SCIM provisioning (${contextId})`, roles: ['provisioner'] }, 'admin');
+  }
 }

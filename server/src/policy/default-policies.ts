@@ -39,7 +39,7 @@ function contextAdminPolicies(contexts: readonly Pick<ContextConfig, 'id' | 'adm
  * denial, the SYSTEM-only config area and the own-password rule are added by the policy decision
  * point to every policy set, so a configuration cannot lift them.
  */
-export function defaultPolicies(contexts: readonly (Pick<ContextConfig, 'id' | 'adminRoles'> & { registration: Pick<ContextConfig['registration'], 'enabled' | 'attributes'> })[]): PolicyConfig[] {
+export function defaultPolicies(contexts: readonly (Pick<ContextConfig, 'id' | 'adminRoles'> & { registration: Pick<ContextConfig['registration'], 'enabled' | 'attributes'> })[], options: { scim?: boolean } = {}): PolicyConfig[] {
   return [
     { id: 'everyone-reads-own-session', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['READ'], targets: ['session'] },
     { id: 'everyone-lists-contexts', effect: 'allow', sessionTypes: ['ANON', 'USER', 'SYSTEM'], operations: ['SEARCH'], targets: ['contexts'] },
@@ -48,6 +48,7 @@ export function defaultPolicies(contexts: readonly (Pick<ContextConfig, 'id' | '
     // What happened to one's own account (SPEC 10.4): read only.
     { id: 'user-reads-own-events', effect: 'allow', sessionTypes: ['USER'], operations: ['READ'], targets: [`${SELF}/events`] },
     ...contextAdminPolicies(contexts),
+    ...(options.scim ? [PROVISIONER_POLICY] : []),
     { id: 'system-does-everything', effect: 'allow', sessionTypes: ['SYSTEM'], operations: [...OPERATIONS], targets: ['*'] },
     ...contexts
       .filter((context) => context.registration.enabled)
@@ -60,3 +61,17 @@ export function defaultPolicies(contexts: readonly (Pick<ContextConfig, 'id' | '
       })),
   ];
 }
+
+/**
+ * SPEC 14, shipped when `scim.clients` names any: the provisioning clients' service subjects (role
+ * `provisioner`, the role SPEC 14 gives them) manage the subjects of their own context, and nothing
+ * else (not `…/otp`, `…/lockout` or `…/events`).
+ */
+export const PROVISIONER_POLICY: PolicyConfig = {
+  id: 'provisioner-manages-own-context',
+  effect: 'allow',
+  sessionTypes: ['USER'],
+  roles: ['provisioner'],
+  operations: ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'],
+  targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/.`],
+};
