@@ -41,7 +41,7 @@ export class SvcError extends Error {
 
   /** Client errors are shown as they are; server errors are reduced to a plain 500/503 answer. */
   get expose(): boolean {
-    return this.status < 500 || this.status === 502 || this.status === 503 || this.status === 504;
+    return this.status < 500 || (this.status >= 501 && this.status <= 504);
   }
 }
 
@@ -94,6 +94,8 @@ export class RequestTimeout extends make(408, 'request_timeout', 'Request timeou
 export class HeadersTooLarge extends make(431, 'headers_too_large', 'Request header fields too large') {}
 export class UnsupportedMediaType extends make(415, 'unsupported_media_type', 'Unsupported media type') {}
 export class TooManyRequests extends make(429, 'too_many_requests', 'Too many requests') {}
+/** A request for what svc does not offer (SCIM's /Bulk, /.search, queries at the service root: SPEC 14). */
+export class NotImplemented extends make(501, 'not_implemented', 'Not implemented') {}
 export class ServiceUnavailable extends make(503, 'service_unavailable', 'Service unavailable') {}
 export class BadGateway extends make(502, 'bad_gateway', 'Bad gateway') {}
 export class GatewayTimeout extends make(504, 'gateway_timeout', 'Gateway timeout') {}

@@ -38,6 +38,7 @@ import { Accounts } from './login/account';
 import { LoginService } from './login/login-service';
 import { Decisions } from './policy/decisions';
 import { FactorStore } from './otp/factor-store';
+import { GroupStore, ScimGroups } from './scim/groups';
 import { SecondFactors, WRONG_CODE_LIMITS } from './otp/second-factors';
 import { MemoryUsedSteps } from './otp/used-steps';
 import { MailDelivery } from './mail/delivery';
@@ -109,6 +110,9 @@ export class Core {
   private mailStore?: MailStore;
   /** `otp.sqlite` in the data directory, opened at first use. */
   private factorStore?: FactorStore;
+  /** SCIM's groups (SPEC 14): a context's roles as groups, kept in `scim.sqlite` in the data directory. */
+  readonly scimGroups: ScimGroups;
+  private groupStore?: GroupStore;
   private otpKey?: Buffer;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   /** The audit events about subjects, kept in their stores, and their retention job (SPEC 10.4). */
@@ -196,6 +200,11 @@ export class Core {
       audit: this.audit,
       now: this.now,
       denyStatus: () => this.config.settings.denyStatus,
+    });
+    this.scimGroups = new ScimGroups({
+      store: () => (this.groupStore ??= (mkdirSync(this.config.server.dataDir, { recursive: true, mode: 0o700 }), new GroupStore(dataFile('scim.sqlite')))),
+      subjects: this.subjects,
+      subjectOperations: this.subjectOperations,
     });
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.forgetRoles(contextId, uniqueId);
@@ -414,6 +423,7 @@ export class Core {
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     this.factorStore?.close();
+    this.groupStore?.close();
     await this.sessions.close?.();
   }
 }

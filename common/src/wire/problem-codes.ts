@@ -42,6 +42,8 @@ export const PROBLEM_CODES = [
   'too_many_requests',
   'headers_too_large',
   'internal_error',
+  /** What svc does not offer (SCIM's /Bulk, /.search, queries at the service root). */
+  'not_implemented',
   'bad_gateway',
   'service_unavailable',
   'gateway_timeout',

@@ -120,6 +120,9 @@ export const DEFAULT_MAIL = {
   retry: { initialSeconds: 5, maxSeconds: 15 * 60 },
 } as const;
 
+/** SPEC 14: the role of the SCIM clients' service subjects, which the shipped provisioner-manages-own-context allows. */
+export const PROVISIONER_ROLES: readonly string[] = ['provisioner'];
+
 /** `scim` (SPEC 14): no clients; the demo's attribute names; lists of at most 200. */
 export const DEFAULT_SCIM = {
   attributes: {

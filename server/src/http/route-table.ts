@@ -23,6 +23,7 @@ import { events } from './routes/events';
 import { subject, subjectCollection } from './routes/subjects';
 import type { HttpServices } from './services';
 import { SERVICE_PATH, soapSteps } from './soap/endpoint';
+import { scimRoutes } from './scim/endpoint';
 import { authenticate } from './authenticate';
 
 /**
@@ -117,6 +118,7 @@ export function coreRoutes(s: HttpServices): Route[] {
   return [
     ...['/health', '/ready', '/metrics'].map((path): Route => ({ path, at: 'host', steps: [byMethod({ GET: [operation], otherwise: [notFound] })] })),
     { path: SERVICE_PATH, at: 'root', steps: soapSteps(s) },
+    ...scimRoutes(s).map((route): Route => ({ ...route, at: 'root' })),
     ...rest(contexts(s)),
     ...rest(context(s)),
     ...rest(subjectCollection(s)),

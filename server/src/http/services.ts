@@ -11,6 +11,7 @@ import type { LoginService } from '../login/login-service';
 import type { Metrics } from '../metrics';
 import type { SecondFactors } from '../otp/second-factors';
 import type { EmailFlows } from '../mail/email-flows';
+import type { ScimGroups } from '../scim/groups';
 import type { Decisions } from '../policy/decisions';
 import type { PresentedCertificate } from '../certificates/presented-certificate';
 import type { SessionManager } from '../sessions/session-manager';
@@ -42,6 +43,8 @@ export interface HttpServices {
   secondFactors: SecondFactors;
   /** SPEC 16: recovery by link, verified registration, address changes. */
   email: EmailFlows;
+  /** SCIM's groups (SPEC 14). */
+  scimGroups: ScimGroups;
   /** The running configuration (a request takes it once, as it arrives: `Exchange.config`). */
   config(): SvcConfig;
   client(id: string): ClientConfig | undefined;
@@ -79,6 +82,7 @@ export function servicesOf(core: Core, reload?: HttpServices['reload']): HttpSer
     forgottenPassword: core.forgottenPassword,
     secondFactors: core.secondFactors,
     email: core.email,
+    scimGroups: core.scimGroups,
     config: () => core.config,
     client: (id) => core.client(id),
     authenticator: (id) => core.authenticator(id),

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { InvalidClient, LoginFailed, OtpRequired, TooManyRequests } from '../../../common/src/errors';
+import { AuthenticationRequired, InvalidClient, LoginFailed, OtpRequired, TooManyRequests } from '../../../common/src/errors';
+import { scimClientOf } from '../scim/tokens';
+import { SCIM_AUTHENTICATOR } from '../subjects/subject-operations';
 import { sealPending, spendPending, type PendingLogin } from '../otp/pending-login';
 import { principalName } from '../../../common/src/principal-name';
 import { SECOND_FACTOR_PARAMETERS } from '../../../common/src/wire/credential-parameters';
@@ -189,6 +191,32 @@ export class LoginService {
     this.fail({ ...audit, ...(subject === undefined ? {} : { subject }) }, authenticators.length ? 'rejected' : 'no_authenticator');
     this.auditLocks(reservation, audit);
     throw new LoginFailed('Login failed.');
+  }
+
+  /**
+   * SPEC 14: a SCIM client's bearer token at the service root of `contextId`: a USER session of the
+   * client's service subject for this one request (nothing stored, no cookie), level 1 like every
+   * token. A missing or wrong token counts against the address like a failed login (429 once the
+   * address is throttled) and is audited; a client's token at another context's root is 401 too.
+   */
+  async scimSession(token: string | undefined, contextId: string, peer: string): Promise<Session> {
+    const client = token === undefined ? undefined : scimClientOf(this.core.config.scim.clients, token);
+    const refuse = () =>
+      new AuthenticationRequired('send the SCIM client\'s token as Authorization: Bearer <token>', {
+        headers: { 'WWW-Authenticate': `Bearer realm="svc", error="invalid_token"` },
+      });
+    if (!client) {
+      const audit = { peer };
+      await this.reserve([], audit);
+      this.fail({ ...audit, via: 'scim' }, token === undefined ? 'no_token' : 'wrong_token');
+      throw refuse();
+    }
+    if (client.context !== contextId) {
+      this.fail({ peer, client: client.id, via: 'scim' }, 'other_context');
+      throw refuse();
+    }
+    const now = this.core.now();
+    return { handle: randomBytes(16).toString('base64url'), type: 'USER', clientId: client.id, principal: { contextId, uniqueId: client.subject }, level: 1, authenticator: SCIM_AUTHENTICATOR, created: now, lastAccess: now, stateless: true };
   }
 
   /**

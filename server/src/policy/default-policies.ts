@@ -1,4 +1,5 @@
 import { OPERATIONS } from '../../../common/src/wire/operations';
+import { PROVISIONER_ROLES } from '../config/defaults';
 import type { ContextConfig, PolicyConfig } from '../config/types';
 
 const SELF = 'contexts/${session.principal.contextId}/subjects/${session.principal.uniqueId}';
@@ -71,7 +72,7 @@ export const PROVISIONER_POLICY: PolicyConfig = {
   id: 'provisioner-manages-own-context',
   effect: 'allow',
   sessionTypes: ['USER'],
-  roles: ['provisioner'],
+  roles: [...PROVISIONER_ROLES],
   operations: ['CREATE', 'READ', 'UPDATE', 'DELETE', 'SEARCH'],
   targets: [`${OWN_CONTEXT}/subjects`, `${OWN_CONTEXT}/subjects/.`],
 };

@@ -15,7 +15,8 @@ import { MAIL_ATTRIBUTE } from '../config/references';
 import { holdsAdminRole } from '../policy/admin-roles';
 import type { Principal, Session } from '../sessions/session';
 import type { Writer } from './attributes';
-import type { StoredSubject, Subject } from './subject';
+import type { FilterNode } from './filter/ast';
+import { valuesOf, type StoredSubject, type Subject } from './subject';
 import type { SubjectService } from './subject-service';
 
 /** Subjects per store read of an export: large enough to cost few reads, small enough to keep memory flat. */
@@ -54,9 +55,20 @@ export function expectedVersion(ifMatch: string | undefined): number | undefined
   return Number(match[1]);
 }
 
+/** The authenticator name of a SCIM client's one-request session (SPEC 14): its service subject writes as an admin of its context. */
+export const SCIM_AUTHENTICATOR = 'scim';
+
+/** Whether a session is a SCIM provisioning client's (SPEC 14). */
+export const isScimSession = (session: Session): boolean => session.type === 'USER' && session.authenticator === SCIM_AUTHENTICATOR;
+
+/** The attribute policies and groups read a principal's roles from (SPEC 6). */
+export const ROLES_ATTRIBUTE = 'roles';
+
 export interface SearchInput {
   search?: string;
   filter?: string;
+  /** A filter already in the store's form (the SCIM transport's translation); instead of `filter`. */
+  tree?: FilterNode;
   sort?: string;
   order?: string;
   offset?: number;
@@ -97,6 +109,8 @@ export class SubjectOperations {
   private async writerOf(session: Session, contextId: string, subjectId?: string): Promise<Writer> {
     if (session.type === 'SYSTEM') return 'admin';
     if (session.type === 'ANON' || session.type === 'INTERNAL' || !session.principal) return 'registrant';
+    // SPEC 14: a SCIM client's service subject counts as an admin of its context (its adminRoles aside: assertAdminRolesKept).
+    if (isScimSession(session) && session.principal.contextId === contextId) return 'admin';
     if (session.principal.contextId === contextId && holdsAdminRole(this.deps.config(), contextId, await this.deps.rolesOf(session))) return 'admin';
     return subjectId !== undefined && session.principal.uniqueId === subjectId ? 'self' : 'registrant';
   }
@@ -109,6 +123,7 @@ export class SubjectOperations {
     const writer = await this.writerOf(actor.session, contextId);
     const { session, peer } = actor;
     if (writer === 'registrant') return this.deps.registrations.register({ contextId, uniqueId: input.uniqueId, attributes: input.attributes, session, peer });
+    this.assertAdminRolesKept(session, contextId, [], input.attributes);
     const created = await this.deps.subjects.create(contextId, input.uniqueId, input.attributes, writer);
     this.deps.audit.record({ ...partiesOf(session, peer), event: 'subject_write', outcome: 'success', reason: 'create', subject: principalName({ contextId, uniqueId: created.uniqueId }) });
     return created;
@@ -130,9 +145,31 @@ export class SubjectOperations {
         });
       }
     }
+    if (isScimSession(actor.session) && Object.hasOwn(input.attributes, ROLES_ATTRIBUTE)) {
+      const current = await this.deps.subjects.read(contextId, subjectId);
+      this.assertAdminRolesKept(actor.session, contextId, valuesOf(current.attributes[ROLES_ATTRIBUTE]), input.attributes);
+    }
     const updated = await this.deps.subjects.update(contextId, subjectId, input.attributes, writer, version);
     this.deps.audit.record({ ...partiesOf(actor.session, actor.peer), event: 'subject_write', outcome: 'success', reason: 'update', subject: principalName({ contextId, uniqueId: subjectId }), attributes: Object.keys(input.attributes) });
     return updated;
+  }
+
+  /**
+   * SPEC 14: a SCIM client may not give or take a role named in its context's `adminRoles` (400
+   * mutability): provisioning never makes or unmakes an admin. Other callers are not concerned.
+   */
+  private assertAdminRolesKept(session: Session, contextId: string, before: readonly string[], attributes: Record<string, unknown>): void {
+    if (!isScimSession(session) || !Object.hasOwn(attributes, ROLES_ATTRIBUTE)) return;
+    const given = attributes[ROLES_ATTRIBUTE];
+    const after = Array.isArray(given) ? given.filter((r): r is string => typeof r === 'string') : typeof given === 'string' ? [given] : [];
+    const adminRoles = this.deps.subjects.context(contextId).config.adminRoles;
+    const changed = adminRoles.filter((role) => before.includes(role) !== after.includes(role));
+    if (changed.length) {
+      throw new AttributeNotWritable(`a provisioning client cannot give or take the role ${changed.join(', ')} (the context's adminRoles)`, {
+        errors: [{ path: `subject.attributes.${ROLES_ATTRIBUTE}`, message: 'an admin role' }],
+        extensions: { attributes: [ROLES_ATTRIBUTE] },
+      });
+    }
   }
 
   /**
@@ -157,7 +194,7 @@ export class SubjectOperations {
    * boundary, as it would for a client paging by hand.
    */
   async *pages(contextId: string, input: Omit<SearchInput, 'offset' | 'quantity'>, pageSize = EXPORT_PAGE): AsyncGenerator<Subject[]> {
-    const plain = !input.search?.trim() && input.filter === undefined && input.sort === undefined && input.order === undefined;
+    const plain = !input.search?.trim() && input.filter === undefined && input.tree === undefined && input.sort === undefined && input.order === undefined;
     if (plain) {
       const { store } = this.deps.subjects.context(contextId);
       for (let after: string | undefined; ; ) {
@@ -179,7 +216,7 @@ export class SubjectOperations {
     const { defaultQuantity, maxQuantity } = this.deps.config().settings.search;
     const offset = input.offset ?? 0;
     const quantity = Math.min(input.quantity ?? defaultQuantity, maxQuantity);
-    const page = await this.deps.subjects.search(contextId, { search: input.search, filter: input.filter, sort: input.sort, order: input.order, offset, quantity });
+    const page = await this.deps.subjects.search(contextId, { search: input.search, filter: input.filter, tree: input.tree, sort: input.sort, order: input.order, offset, quantity });
     return { results: page.results.map((s) => this.deps.subjects.view(contextId, s)), offset, quantity, total: page.total };
   }
 }

@@ -4,6 +4,7 @@ import type { ContextConfig } from '../config/types';
 import { checkPasswordPolicy } from '../passwords/password-policy';
 import type { PasswordHasher } from '../passwords/password-hasher';
 import { checkAttributes, holdsControlCharacter, missingRequired, readable, type AttributeInput, type Writer } from './attributes';
+import type { FilterNode } from './filter/ast';
 import { parseFilter } from './filter/parse';
 import type { DirectoryPasswords, FoundSubject, SearchPage, SearchSort, SubjectStore, SubjectWrite } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject, type Subject } from './subject';
@@ -13,6 +14,8 @@ import { assertSubjectId } from './subject-id';
 export interface SearchParams {
   search?: string;
   filter?: string;
+  /** A filter already in the store's form (the SCIM transport's translation, SPEC 14): used instead of `filter`. */
+  tree?: FilterNode;
   /** `uniqueId` or one of the context's search attributes (SPEC 3); absent: uniqueId. */
   sort?: string;
   /** `asc` (the default) or `desc`. */
@@ -242,7 +245,7 @@ export class SubjectService {
     const { config, store } = this.context(contextId);
     const defined = config.definition.attributes;
     const isReadable = (name: string) => name === 'uniqueId' || (Object.hasOwn(defined, name) && defined[name].mutability !== 'writeOnly');
-    const filter = params.filter === undefined ? undefined : parseFilter(params.filter, isReadable);
+    const filter = params.tree ?? (params.filter === undefined ? undefined : parseFilter(params.filter, isReadable));
     const sort = searchSort(config, params.sort, params.order);
     const text = params.search?.trim() ? { prefix: fold(params.search.trim()), attributes: config.searchAttributes } : undefined;
     // No value holds a control character (refused at every write): such a free text matches nothing,

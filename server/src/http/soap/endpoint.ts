@@ -15,6 +15,7 @@ import type { Request, Response } from 'express';
 import { InvalidRequest, MethodNotAllowed, UnsupportedMediaType } from '../../../../common/src/errors';
 import type { SvcConfig } from '../../config/types';
 import { readRawBody, bodyText } from '../body';
+import { publicOrigin } from '../public-url';
 import { refuseUrlCheck } from '../checks';
 import { logUnexpected } from '../error-handler';
 import { step, type Exchange, type Step } from '../exchange';
@@ -28,7 +29,6 @@ import { wsdlDocument } from './wsdl';
 
 export const SERVICE_PATH = '/services/SubjectService';
 
-const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 function send(res: Response, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
   res.statusCode = status;
@@ -39,21 +39,9 @@ function send(res: Response, status: number, contentType: string, body: string, 
   res.end(body);
 }
 
-/**
- * The service's own URL for the WSDL's address: as the client reached it. Behind a proxy in
- * `trustProxy` (SPEC 1), its `X-Forwarded-Proto` and `X-Forwarded-Host` (the first of each list, read
- * by express's `trust proxy`, which app.ts sets from the same list) name the scheme and host the
- * client used, so a TLS-terminating proxy's clients are sent to `https://` and not past the proxy;
- * from any other peer these headers are ignored. A host that is not a plain host[:port] (or a
- * scheme other than http/https) is not echoed into the WSDL: the direct one is used instead.
- */
+/** The service's own URL for the WSDL's address: as the client reached it (public-url.ts). */
 function serviceUrl(config: SvcConfig, req: Request): string {
-  const direct = (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-  const forwardedScheme = req.protocol; // the socket's own scheme unless a trusted peer forwarded one
-  const scheme = forwardedScheme === 'http' || forwardedScheme === 'https' ? forwardedScheme : direct;
-  const candidates = [req.host, req.headers.host];
-  const host = candidates.find((h): h is string => typeof h === 'string' && HOST.test(h)) ?? `${req.socket.localAddress ?? '127.0.0.1'}:${req.socket.localPort ?? ''}`;
-  return `${scheme}://${host}${config.server.contextRoot}${SERVICE_PATH}`;
+  return `${publicOrigin(req)}${config.server.contextRoot}${SERVICE_PATH}`;
 }
 
 function wantsWsdl(req: Request): boolean {

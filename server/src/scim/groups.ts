@@ -1,0 +1,248 @@
+/**
+ * SCIM Groups ↔ a context's roles (SPEC 14). The groups are kept in svc's own SQLite file
+ * `scim.sqlite` in the data directory (as second factors are in `otp.sqlite`): a stable id assigned by
+ * svc, the displayName (the role), created, modified and a version, per context, so an empty group an
+ * identity provider creates before its members persists. Every role a subject holds is a group too:
+ * the first look at a context's groups in a process registers the roles its subjects hold (and the
+ * definition's default roles), and every role a SCIM write gives is registered as it is given.
+ *
+ * Members are the subjects holding the role: adding or removing one writes that subject's `roles`
+ * through SubjectOperations (validation, audit, roles cache, the provisioner's adminRoles rule); a
+ * rename renames the role on every member; a delete takes it from every member. A role named in the
+ * context's `adminRoles` is neither renamed nor deleted over SCIM (400 mutability).
+ */
+import { randomUUID } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { AttributeNotWritable, Conflict, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
+import type { FilterNode } from '../subjects/filter/ast';
+import { valuesOf, type StoredSubject } from '../subjects/subject';
+import { expectedVersion, ROLES_ATTRIBUTE, type Actor, type SubjectOperations } from '../subjects/subject-operations';
+import type { SubjectService } from '../subjects/subject-service';
+
+export interface StoredGroup {
+  id: string;
+  name: string;
+  created: string;
+  modified: string;
+  version: number;
+}
+
+interface Row {
+  id: string;
+  name: string;
+  created: string;
+  modified: string;
+  version: number;
+}
+
+export class GroupStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file, { timeout: 2000 });
+    this.db.pragma('journal_mode = WAL');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS groups (context TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL,
+      created TEXT NOT NULL, modified TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (context, id)) WITHOUT ROWID;
+      CREATE UNIQUE INDEX IF NOT EXISTS groups_name ON groups (context, name_lc)`);
+  }
+
+  list(context: string): StoredGroup[] {
+    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? ORDER BY name_lc, id').all(context) as Row[];
+  }
+
+  get(context: string, id: string): StoredGroup | undefined {
+    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND id = ?').get(context, id) as Row | undefined;
+  }
+
+  byName(context: string, name: string): StoredGroup | undefined {
+    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, name.toLowerCase()) as Row | undefined;
+  }
+
+  /** Registers each name that is no group yet; existing ones stay as they are. */
+  ensure(context: string, names: Iterable<string>): void {
+    const insert = this.db.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING');
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      for (const name of names) insert.run(context, randomUUID(), name, name.toLowerCase(), now, now);
+    })();
+  }
+
+  create(context: string, name: string): StoredGroup {
+    const now = new Date().toISOString();
+    const id = randomUUID();
+    const changes = this.db.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, name.toLowerCase(), now, now).changes;
+    if (changes === 0) throw new Conflict('a group of this displayName exists');
+    return this.get(context, id)!;
+  }
+
+  /** A new name and/or a new version (members changed), on the version read; false when another write came first. */
+  update(context: string, group: StoredGroup, name: string): boolean {
+    try {
+      return this.db.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, name.toLowerCase(), new Date().toISOString(), context, group.id, group.version).changes === 1;
+    } catch (error) {
+      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Conflict('a group of this displayName exists');
+      throw error;
+    }
+  }
+
+  delete(context: string, id: string): boolean {
+    return this.db.prepare('DELETE FROM groups WHERE context = ? AND id = ?').run(context, id).changes === 1;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Subjects read per page when members are listed or a role is renamed. */
+const PAGE = 500;
+
+export interface GroupWithMembers {
+  group: StoredGroup;
+  members: StoredSubject[];
+}
+
+export interface GroupsDeps {
+  store(): GroupStore;
+  subjects: SubjectService;
+  subjectOperations: SubjectOperations;
+}
+
+/** The groups of every context, over the store and the subjects. */
+export class ScimGroups {
+  private readonly synced = new Set<string>();
+
+  constructor(private readonly deps: GroupsDeps) {}
+
+  /** The first look at a context's groups in this process registers every role its subjects hold. */
+  private async sync(contextId: string): Promise<GroupStore> {
+    const store = this.deps.store();
+    if (this.synced.has(contextId)) return store;
+    const { config, store: subjects } = this.deps.subjects.context(contextId);
+    const roles = new Set<string>(valuesOf(config.definition.attributes[ROLES_ATTRIBUTE]?.default));
+    for (let after: string | undefined; ; ) {
+      const page = await subjects.list(contextId, after, PAGE);
+      for (const subject of page) for (const role of valuesOf(subject.attributes[ROLES_ATTRIBUTE])) roles.add(role);
+      if (page.length < PAGE) break;
+      after = page[page.length - 1].uniqueId;
+    }
+    store.ensure(contextId, roles);
+    this.synced.add(contextId);
+    return store;
+  }
+
+  /** Registers the roles a SCIM write gave (a group for each). */
+  registerRoles(contextId: string, roles: Iterable<string>): void {
+    this.deps.store().ensure(contextId, roles);
+  }
+
+  async list(contextId: string): Promise<StoredGroup[]> {
+    return (await this.sync(contextId)).list(contextId);
+  }
+
+  async get(contextId: string, id: string): Promise<StoredGroup> {
+    const group = (await this.sync(contextId)).get(contextId, id);
+    if (!group) throw new NotFound(`group ${id} not found`);
+    return group;
+  }
+
+  /** The name of a group id, for the users' `groups.value` filter (undefined: no such group). */
+  nameOf(contextId: string, id: string): string | undefined {
+    return this.deps.store().get(contextId, id)?.name;
+  }
+
+  /** Every subject holding the role, a page at a time from the store's own query. */
+  async members(contextId: string, name: string): Promise<StoredSubject[]> {
+    const tree: FilterNode = { op: 'eq', attr: ROLES_ATTRIBUTE, value: name };
+    const members: StoredSubject[] = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await this.deps.subjects.search(contextId, { tree, offset, quantity: PAGE });
+      // The filter compares case-insensitively; a role is held exactly.
+      members.push(...page.results.filter((s) => valuesOf(s.attributes[ROLES_ATTRIBUTE]).includes(name)));
+      if (page.results.length < PAGE) return members;
+    }
+  }
+
+  /** The groups a subject is a member of (a User's `groups`). */
+  async groupsOf(contextId: string, subject: StoredSubject): Promise<StoredGroup[]> {
+    const roles = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
+    if (!roles.length) return [];
+    const store = await this.sync(contextId);
+    store.ensure(contextId, roles);
+    return roles.map((role) => store.byName(contextId, role)).filter((g): g is StoredGroup => g !== undefined);
+  }
+
+  async create(actor: Actor, contextId: string, name: string, memberIds: readonly string[]): Promise<StoredGroup> {
+    const store = await this.sync(contextId);
+    checkName(name);
+    const group = store.create(contextId, name);
+    try {
+      for (const id of memberIds) await this.setRole(actor, contextId, id, (roles) => (roles.includes(name) ? roles : [...roles, name]));
+    } catch (error) {
+      // The group and the members given are one request: a member that cannot be added undoes it.
+      store.delete(contextId, group.id);
+      throw error;
+    }
+    return store.get(contextId, group.id)!;
+  }
+
+  /**
+   * A new name and members (PUT, PATCH): the members added get the role, those gone lose it, and a
+   * new name renames the role on every member. `ifMatch` is the group's ETag.
+   */
+  async change(actor: Actor, contextId: string, id: string, next: { name: string; members: readonly string[] }, ifMatch?: string): Promise<StoredGroup> {
+    const store = await this.sync(contextId);
+    const group = store.get(contextId, id);
+    if (!group) throw new NotFound(`group ${id} not found`);
+    const version = expectedVersion(ifMatch);
+    if (version !== undefined && version !== group.version) throw new PreconditionFailed('the group has changed');
+    checkName(next.name);
+    const adminRoles = this.deps.subjects.context(contextId).config.adminRoles;
+    const renamed = next.name !== group.name;
+    if (renamed && adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not renamed over SCIM`);
+    if (renamed) {
+      const other = store.byName(contextId, next.name);
+      if (other && other.id !== group.id) throw new Conflict('a group of this displayName exists');
+    }
+    const current = await this.members(contextId, group.name);
+    const wanted = new Set(next.members);
+    const held = new Set(current.map((s) => s.uniqueId));
+    for (const id of wanted) if (!held.has(id)) await this.setRole(actor, contextId, id, (roles) => (roles.includes(group.name) ? roles : [...roles, group.name]));
+    for (const subject of current) if (!wanted.has(subject.uniqueId)) await this.setRole(actor, contextId, subject.uniqueId, (roles) => roles.filter((r) => r !== group.name));
+    if (renamed) {
+      for (const subject of await this.members(contextId, group.name)) {
+        await this.setRole(actor, contextId, subject.uniqueId, (roles) => [...new Set(roles.map((r) => (r === group.name ? next.name : r)))]);
+      }
+    }
+    if (!store.update(contextId, group, next.name)) throw new PreconditionFailed('the group changed during this write; send it again');
+    return store.get(contextId, id)!;
+  }
+
+  async delete(actor: Actor, contextId: string, id: string): Promise<void> {
+    const store = await this.sync(contextId);
+    const group = store.get(contextId, id);
+    if (!group) throw new NotFound(`group ${id} not found`);
+    if (this.deps.subjects.context(contextId).config.adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not deleted over SCIM`);
+    for (const subject of await this.members(contextId, group.name)) await this.setRole(actor, contextId, subject.uniqueId, (roles) => roles.filter((r) => r !== group.name));
+    store.delete(contextId, id);
+  }
+
+  /** One subject's roles rewritten (an unknown member is 400 invalidValue: nothing to add the role to). */
+  private async setRole(actor: Actor, contextId: string, uniqueId: string, change: (roles: string[]) => string[]): Promise<void> {
+    let subject: StoredSubject;
+    try {
+      subject = await this.deps.subjects.read(contextId, uniqueId);
+    } catch (error) {
+      if (error instanceof NotFound) throw new InvalidRequest(`member ${uniqueId.slice(0, 256)} is no user of this context`, { extensions: { scimType: 'invalidValue' } });
+      throw error;
+    }
+    const before = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
+    const after = change([...before]);
+    if (after.length === before.length && after.every((r, i) => r === before[i])) return;
+    await this.deps.subjectOperations.update(actor, contextId, uniqueId, { attributes: { [ROLES_ATTRIBUTE]: after } });
+  }
+}
+
+function checkName(name: string): void {
+  if (typeof name !== 'string' || name.trim() === '' || name.length > 256) throw new InvalidRequest('displayName is 1 to 256 characters', { extensions: { scimType: 'invalidValue' } });
+}
