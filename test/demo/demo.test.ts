@@ -21,7 +21,11 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     const file = join(dataDir, 'demo-credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const credentials = JSON.parse(readFileSync(file, 'utf8'));
-    expect(Object.keys(credentials).sort()).toEqual(['answers', 'clients', 'portals', 'users']);
+    expect(Object.keys(credentials).sort()).toEqual(['answers', 'clients', 'portals', 'scim', 'users']);
+    // SPEC 11, 14: a provisioning token per context, and its service subject.
+    expect(Object.keys(credentials.scim).sort()).toEqual(['scim-customers', 'scim-employees']);
+    for (const token of Object.values(credentials.scim)) expect(token).toMatch(/^svcscim_[A-Za-z0-9_-]{43}$/);
+    await expect(first.core.subjects.read('employees', 'scim-employees')).resolves.toMatchObject({ attributes: { roles: ['provisioner'] } });
 
     const alice = await login(first.core, 'alice', credentials.users.alice);
     expect(alice.status).toBe(200);
