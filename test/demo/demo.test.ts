@@ -25,7 +25,10 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     // SPEC 11, 14: a provisioning token per context, and its service subject.
     expect(Object.keys(credentials.scim).sort()).toEqual(['scim-customers', 'scim-employees']);
     for (const token of Object.values(credentials.scim)) expect(token).toMatch(/^svcscim_[A-Za-z0-9_-]{43}$/);
-    await expect(first.core.subjects.read('employees', 'scim-employees')).resolves.toMatchObject({ attributes: { roles: ['provisioner'] } });
+    // The token works at its context's service root: its client, its service subject and the provisioner policy are there.
+    const users = await fetch(`${first.core}/scim/v2/employees/Users?filter=${encodeURIComponent('userName eq "alice"')}`, { headers: { authorization: `Bearer ${credentials.scim['scim-employees']}` } });
+    expect(users.status).toBe(200);
+    expect(await users.json()).toMatchObject({ totalResults: 1, Resources: [{ id: 'alice', userName: 'alice' }] });
 
     const alice = await login(first.core, 'alice', credentials.users.alice);
     expect(alice.status).toBe(200);
@@ -37,7 +40,7 @@ test('npm start seeds an empty data directory, and a second start reuses it', as
     expect(await stop(first)).toBe(0);
 
     // The log names the file, never a secret from it.
-    const secrets = [...Object.values(credentials.users), ...Object.values(credentials.clients), ...Object.values(credentials.portals)] as string[];
+    const secrets = [...Object.values(credentials.users), ...Object.values(credentials.clients), ...Object.values(credentials.portals), ...Object.values(credentials.scim)] as string[];
     for (const secret of secrets) expect(first.log.join('\n')).not.toContain(secret);
     // One JSON object a line, each naming its part once (a renamed child logger wrote `name` twice).
     for (const line of first.log) expect(line.match(/"name":/g)).toHaveLength(1);

@@ -411,6 +411,12 @@ function scim(s: Services, methods: ByMethod & { PATCH?: readonly Step[] }): Ste
   ];
 }
 
+/** Below the service root: `{root}/` (a query at the root, written with its slash) is 501; anything else 404. */
+const unknownResource = step('unknownResource', (x) => {
+  if (x.path.endsWith(`/${x.ids.contextId}/`)) throw new NotImplemented('A query at the service root is not offered (ServiceProviderConfig says what is)');
+  throw new NotFound('no such SCIM resource');
+});
+
 /** The SCIM routes (paths below the context root), for the route table. */
 export function scimRoutes(s: Services): Array<{ path: string; steps: Step[] }> {
   const root = SCIM_ROOT;
@@ -427,7 +433,7 @@ export function scimRoutes(s: Services): Array<{ path: string; steps: Step[] }> 
     { path: `${root}/Bulk`, steps: scim(s, { POST: [notOffered('/Bulk')], GET: [notOffered('/Bulk')] }) },
     { path: `${root}/.search`, steps: scim(s, { POST: [notOffered('POST /.search')] }) },
     { path: root, steps: scim(s, { GET: [notOffered('A query at the service root')], POST: [notOffered('A query at the service root')] }) },
-    { path: `${root}/*rest`, steps: scim(s, { GET: [step('notFound', () => { throw new NotFound('no such SCIM resource'); })] }) },
+    { path: `${root}/*rest`, steps: scim(s, { GET: [unknownResource], POST: [unknownResource] }) },
   ];
 }
 
