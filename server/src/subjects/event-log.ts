@@ -20,18 +20,27 @@ export interface SubjectEventLogDeps {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The reasons of a successful `subject_write` that deleted its subject (an admin's DELETE, the sweep of unverified registrants). */
+const DELETIONS: ReadonlySet<string> = new Set(['delete', 'unverified_removed']);
 
 export class SubjectEventLog {
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly deps: SubjectEventLogDeps) {}
 
-  /** Audit's listener: each subject the record is about gets the event, in its context's store. */
+  /**
+   * Audit's listener: each subject the record is about gets the event, in its context's store. A
+   * subject's deletion instead drops its events (its audit line stays), so a new subject given the
+   * same id later does not show, or let its holder read, what happened to the one deleted.
+   */
   record(record: AuditRecord): void {
+    const deleted = record.event === 'subject_write' && record.outcome === 'success' && DELETIONS.has(String(record.reason));
     for (const { contextId, uniqueId, event } of subjectEventsOf(record, new Date(this.deps.now()).toISOString())) {
       const events = this.deps.storeOf(contextId)?.events;
       if (!events) continue;
-      events.append(contextId, uniqueId, event).catch((error: unknown) => this.deps.log.warn({ event: 'subject_event', outcome: 'failure', err: String(error) }, 'could not keep a subject event'));
+      (deleted ? events.forget(contextId, uniqueId) : events.append(contextId, uniqueId, event)).catch((error: unknown) =>
+        this.deps.log.warn({ event: 'subject_event', outcome: 'failure', err: String(error) }, deleted ? 'could not drop a deleted subject\'s events' : 'could not keep a subject event'),
+      );
     }
   }
 

@@ -11,6 +11,7 @@ import { DirectorySchema } from './ldap-schema';
 import { subjectOrder } from './sort';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { openOnce } from './open-once';
+import type { SubjectEventsFile } from './events-file';
 import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
 
@@ -57,12 +58,15 @@ export class LdapSubjectStore implements SubjectStore {
   private readonly opener = openOnce(() => this.prepare());
   /** The smallest `pwdMaxFailure` of the directory's password policies (0: none), read by open(). */
   directoryMaxFailure = 0;
+  /** The subjects' events (SPEC 10.4): not in the directory, in svc's own `events.sqlite` (events-file.ts). */
+  readonly events?: SubjectEventsFile;
 
   constructor(
     private readonly settings: LdapSettings,
     private readonly contexts: ReadonlyMap<string, LdapContextShape>,
-    private readonly options: { log?: Logger; now?: () => Date } = {},
+    private readonly options: { log?: Logger; now?: () => Date; events?: SubjectEventsFile } = {},
   ) {
+    this.events = options.events;
     this.pool = new LdapPool(settings, options.log);
     this.entries = new LdapEntries(settings, contexts);
     this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.run(async (client) => (await this.readEntry(client, context, uniqueId))?.dn), options.log);
@@ -454,6 +458,7 @@ export class LdapSubjectStore implements SubjectStore {
   }
 
   async close(): Promise<void> {
+    this.events?.close();
     await this.pool.close();
   }
 }

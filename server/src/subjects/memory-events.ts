@@ -27,4 +27,11 @@ export class MemorySubjectEvents implements SubjectEvents {
     }
     return dropped;
   }
+
+  async forget(context: string, uniqueId: string): Promise<number> {
+    const key = `${context}/${uniqueId}`;
+    const dropped = this.kept.get(key)?.length ?? 0;
+    this.kept.delete(key);
+    return dropped;
+  }
 }

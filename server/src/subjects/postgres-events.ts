@@ -40,4 +40,9 @@ export class PostgresSubjectEvents implements SubjectEvents {
     );
     return old.n + beyond.n;
   }
+
+  async forget(context: string, uniqueId: string): Promise<number> {
+    const [gone] = await this.query<{ n: number }>('WITH gone AS (DELETE FROM subject_events WHERE context = $1 AND subject_id = $2 RETURNING 1) SELECT count(*)::integer AS n FROM gone', [context, uniqueId]);
+    return gone.n;
+  }
 }

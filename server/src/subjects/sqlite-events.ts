@@ -7,7 +7,7 @@ export const SQLITE_EVENTS_MIGRATION = `CREATE TABLE subject_events (id INTEGER 
    CREATE INDEX subject_events_subject ON subject_events (context, subject_id, id);
    CREATE INDEX subject_events_at ON subject_events (at);`;
 
-/** Subject events in the SQLite store's file (SPEC 10.4). */
+/** Subject events in a SQLite file (SPEC 10.4): the SQLite store's `svc.db`, or `events.sqlite` of an LDAP store (events-file.ts). */
 export class SqliteSubjectEvents implements SubjectEvents {
   private readonly statements;
 
@@ -18,6 +18,7 @@ export class SqliteSubjectEvents implements SubjectEvents {
         'SELECT at, type, client, principal, peer, detail FROM subject_events WHERE context = ? AND subject_id = ? ORDER BY id DESC LIMIT ? OFFSET ?',
       ),
       count: db.prepare<[string, string], number>('SELECT count(*) FROM subject_events WHERE context = ? AND subject_id = ?').pluck(),
+      forget: db.prepare('DELETE FROM subject_events WHERE context = ? AND subject_id = ?'),
       old: db.prepare('DELETE FROM subject_events WHERE at < ?'),
       beyond: db.prepare(
         'DELETE FROM subject_events WHERE id IN (SELECT id FROM (SELECT id, row_number() OVER (PARTITION BY context, subject_id ORDER BY id DESC) AS n FROM subject_events) WHERE n > ?)',
@@ -35,5 +36,9 @@ export class SqliteSubjectEvents implements SubjectEvents {
 
   async prune(before: string, keep: number): Promise<number> {
     return this.db.transaction(() => this.statements.old.run(before).changes + this.statements.beyond.run(keep).changes)();
+  }
+
+  async forget(context: string, uniqueId: string): Promise<number> {
+    return this.statements.forget.run(context, uniqueId).changes;
   }
 }

@@ -130,7 +130,7 @@ export interface SubjectStore {
   /** Writes all of `subjects` or, on any error, none of them (`svc import`). */
   importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void>;
   count(context: string): Promise<number>;
-  /** The subjects' events (SPEC 10.4), in this store; absent where the store cannot keep them (LDAP). */
+  /** The subjects' events (SPEC 10.4), beside the subjects (an LDAP store's: svc's own events.sqlite); absent where a store keeps none. */
   readonly events?: SubjectEvents;
   /** True when the backing store answers (for /ready). */
   ping(): Promise<boolean>;

@@ -2,13 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Logger } from '../../../common/src/log';
 import type { SubjectStoreKind, SvcConfig } from '../config/types';
+import { SubjectEventsFile } from './events-file';
 import { MemorySubjectStore } from './memory-store';
 import { SqliteSubjectStore } from './sqlite-store';
 import type { SubjectStore } from './store';
 
 /**
  * The one place a store kind of `contexts[].store` becomes a store: `sqlite` is `svc.db` in the data
- * directory, `postgres` the database of `stores.postgres`, `ldap` the directory of `stores.ldap`, `memory` this process's memory. A core
+ * directory, `postgres` the database of `stores.postgres`, `ldap` the directory of `stores.ldap` (its
+ * subject events in `events.sqlite` in the data directory), `memory` this process's memory. A core
  * and the export and import commands open their stores here.
  */
 export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, options: { log?: Logger } = {}): SubjectStore {
@@ -29,7 +31,9 @@ export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, op
       if (!settings) throw new Error('a context is on "ldap" but the configuration has no stores.ldap');
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { LdapSubjectStore, ldapShapes } = require('./ldap-store') as typeof import('./ldap-store');
-      return new LdapSubjectStore(settings, ldapShapes(config.contexts.filter((c) => c.store === 'ldap')), { log: options.log });
+      // The directory has no place for subject events: svc's own events.sqlite keeps them (opened at first use).
+      const events = new SubjectEventsFile(join(resolve(config.server.dataDir), 'events.sqlite'));
+      return new LdapSubjectStore(settings, ldapShapes(config.contexts.filter((c) => c.store === 'ldap')), { log: options.log, events });
     }
     case 'sqlite': {
       const dir = resolve(config.server.dataDir);

@@ -1,8 +1,9 @@
 /**
  * Subject events (SPEC 10.4, beyond the seed): the audit events about one subject, kept in its
  * subject store beside it, newest first, within a bounded retention (`events.retentionDays`, at most
- * `events.maxPerSubject` per subject) that a job applies (`pruneEvents`). A store without them (the
- * LDAP directory: svc writes no audit trail into it) leaves `SubjectStore.events` out.
+ * `events.maxPerSubject` per subject) that a job applies (`pruneEvents`). An LDAP context's directory
+ * has no place for them: its store keeps them in svc's own `events.sqlite` (events-file.ts). A
+ * subject's deletion drops its events (`forget`), so a new subject of the same id starts with none.
  */
 import type { AuditRecord } from '../audit';
 import { principalNameOf } from '../../../common/src/principal-name';
@@ -16,6 +17,8 @@ export interface SubjectEvents {
   list(context: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage>;
   /** Drops events older than `before` (ISO 8601) and all but the newest `keep` of each subject; says how many went. */
   prune(before: string, keep: number): Promise<number>;
+  /** Drops every event of one subject (it was deleted); says how many went. */
+  forget(context: string, uniqueId: string): Promise<number>;
 }
 
 const ABOUT_SUBJECTS = new Set(['login', 'lockout', 'subject_write', 'session_end', 'second_factor']);

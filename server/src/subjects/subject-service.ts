@@ -256,7 +256,7 @@ export class SubjectService {
 
   /**
    * A subject's events (SPEC 10.4), newest first; NotFound for a missing subject. A store that keeps
-   * none (LDAP) answers none.
+   * none answers none.
    */
   async events(contextId: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     const { store } = this.context(contextId);
