@@ -6,10 +6,14 @@
  * (or fails under SVC_TEST_REQUIRE_ALL=1).
  */
 import { Client } from 'ldapts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { InvalidAttributes, ServiceUnavailable } from '../../common/src/errors';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { SubjectEventsFile } from '../../server/src/subjects/events-file';
 import { LdapSubjectStore, ldapShapes } from '../../server/src/subjects/ldap-store';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import type { SubjectStore } from '../../server/src/subjects/store';
@@ -30,15 +34,21 @@ const CONTEXTS = ['employees', 'customers'];
 describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
   let slapd: Slapd;
   const opened: SubjectStore[] = [];
-  const storeOn = async (more = {}) => {
-    const store = new LdapSubjectStore(slapd.settings(more), shapes);
+  let eventsDir: string;
+  let eventFiles = 0;
+  const storeOn = async (more = {}, options: { events?: SubjectEventsFile } = {}) => {
+    const store = new LdapSubjectStore(slapd.settings(more), shapes, options);
     opened.push(store);
     return store;
   };
   beforeAll(() => {
     slapd = startSlapd({ contexts: CONTEXTS });
+    eventsDir = mkdtempSync(join(tmpdir(), 'svc-ldap-events-'));
   });
-  afterAll(() => slapd?.stop());
+  afterAll(() => {
+    slapd?.stop();
+    rmSync(eventsDir, { recursive: true, force: true });
+  });
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
   });
@@ -47,7 +57,8 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
     subjectStoreContract({
       make: async () => {
         await slapd.clear(CONTEXTS);
-        const store = await storeOn();
+        // Its subject events in svc's own file (a fresh data directory's events.sqlite each time).
+        const store = await storeOn({}, { events: new SubjectEventsFile(join(eventsDir, String(++eventFiles), 'events.sqlite')) });
         await store.open!();
         return store;
       },

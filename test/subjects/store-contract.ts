@@ -352,6 +352,18 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       expect((await store.events.list(E, 'alice', 0, 10)).total).toBe(0);
       expect((await store.events.list(E, 'carol', 0, 10)).total).toBe(1);
     });
+
+    it('forgets a deleted subject\'s events, and no other subject\'s or context\'s', async () => {
+      if (!store.events) return;
+      for (let n = 0; n < 3; n++) await store.events.append(E, 'bob', event(n));
+      await store.events.append(E, 'alice', event(4));
+      await store.events.append(C, 'bob', event(5));
+      expect(await store.events.forget(E, 'bob')).toBe(3);
+      expect(await store.events.list(E, 'bob', 0, 10)).toEqual({ events: [], total: 0 });
+      expect((await store.events.list(E, 'alice', 0, 10)).total).toBe(1);
+      expect((await store.events.list(C, 'bob', 0, 10)).total).toBe(1);
+      expect(await store.events.forget(E, 'nobody')).toBe(0);
+    });
   });
 
   describe('search', () => {

@@ -2,7 +2,7 @@
  * Subject events (SPEC 10.4) through the core: what happens to an account (logins, a lock and its
  * lifting, attribute writes by name, never their values) is kept in the subject store and read at
  * GET …/subjects/{s}/events, newest first, by admins and by the subject itself; the retention job
- * keeps `events.maxPerSubject` per subject and `events.retentionDays`.
+ * keeps `events.maxPerSubject` per subject and `events.retentionDays`; a deleted subject's events go with it.
  */
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
@@ -79,4 +79,17 @@ test('the retention job keeps the newest events.maxPerSubject of a subject and d
   clock += 31 * DAY;
   await server.core.subjectEvents.prune();
   expect(((await send(`${events}/bob/events`, { cookie: (await login(server.baseUrl, { clientid: 'svc-web', user: 'alice', password: users.alice }, from('10.9.9.9'))).cookie!, ...from('10.9.9.9') })).json as Listed).total).toBe(0);
+});
+
+test('a deleted subject\'s events go with it: a new subject of the same id reads none of them', async () => {
+  const asAdmin = { cookie: (await login(server.baseUrl, { clientid: 'svc-web', user: 'alice', password: users.alice }, from('10.9.9.9'))).cookie!, ...from('10.9.9.9') };
+  const dora = { subject: { uniqueId: 'dora', attributes: { mail: 'dora@example.com', givenName: 'Dora', familyName: 'Dale', password: 'Dora-is-here-1' } } };
+  expect((await send(events, { ...asAdmin, method: 'POST', json: dora })).status).toBe(201);
+  expect((await login(server.baseUrl, { clientid: 'svc-web', user: 'dora', password: 'not-doras-password' }, from('10.2.2.2'))).status).toBe(401);
+  expect(((await send(`${events}/dora/events`, asAdmin)).json as Listed).total).toBe(2);
+  expect((await send(`${events}/dora`, { ...asAdmin, method: 'DELETE' })).status).toBe(204);
+  expect((await send(`${events}/dora/events`, asAdmin)).status).toBe(404);
+  expect((await send(events, { ...asAdmin, method: 'POST', json: dora })).status).toBe(201);
+  const fresh = (await send(`${events}/dora/events`, asAdmin)).json as Listed;
+  expect(fresh.events.map((e) => [e.type, e.detail])).toEqual([['subject_write', 'success create']]);
 });
