@@ -129,6 +129,7 @@ olcDbIndex: objectClass eq
 olcDbIndex: uid,mail,givenName,sn,cn pres,eq,sub
 olcDbIndex: svcRole,svcDisabled eq
 olcDbIndex: svcId,svcKey eq
+olcDbIndex: svcUserName,svcExternalId pres,eq,sub
 olcDbIndex: entryCSN eq
 olcLimits: dn.exact="cn=svc,$SUFFIX" size=unlimited time=unlimited
 olcAccess: {0}to attrs=userPassword by dn.exact="cn=svc,$SUFFIX" write by self write by anonymous auth by * none

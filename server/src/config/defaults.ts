@@ -96,6 +96,8 @@ export const DEFAULT_LDAP: Omit<LdapSettings, 'url' | 'bindDN' | 'bindPassword' 
     disabled: 'svcDisabled',
     passwordQuestions: 'svcPasswordQuestion',
     passwordAnswers: 'svcPasswordAnswer',
+    userName: 'svcUserName',
+    externalId: 'svcExternalId',
   },
   startTLS: false,
   poolSize: 5,
