@@ -1,21 +1,17 @@
 /**
- * Every request of ../shared/scim-fixtures (RFC 7644's examples, an Entra-ID-style and an Okta-style
+ * Every request of test/fixtures/scim (RFC 7644's examples, an Entra-ID-style and an Okta-style
  * provisioning cycle, Okta's published spec test, Microsoft's reference-code requests) end to end
  * against a real core (SPEC 14), each file in its order; every resource svc returns is validated
  * against RFC 7643's core schemas by an independent library (scimmy). What svc does not offer (/Bulk,
  * /.search, queries at the service root) is 501. Where an entry's documented status is not svc's,
  * DEVIATIONS says which status svc gives and why; nothing else is skipped but response-only entries.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import SCIMMY from 'scimmy';
 import type { TestServer } from '../helpers/core-server';
+import { scimFixture } from '../helpers/scim-fixtures';
 import { scimClient, startScimServer, type ScimAnswer, type ScimClient } from './scim-client';
 
-/** The fixtures beside the repository (SPEC 14: ../shared/scim-fixtures), or where SVC_SCIM_FIXTURES says (a worktree elsewhere). */
-const FIXTURES = process.env.SVC_SCIM_FIXTURES ?? join(__dirname, '..', '..', '..', 'shared', 'scim-fixtures');
-const fixturesPresent = existsSync(FIXTURES);
-const load = (file: string): unknown => JSON.parse(readFileSync(join(FIXTURES, file), 'utf8'));
+const load = (file: string): unknown => scimFixture<unknown>(file);
 
 interface Entry {
   name: string;
@@ -108,7 +104,7 @@ let server: TestServer;
 let scim: ScimClient;
 let validated = 0;
 
-(fixturesPresent ? describe : describe.skip)('SCIM fixtures (../shared/scim-fixtures)', () => {
+describe('SCIM fixtures (test/fixtures/scim)', () => {
   beforeAll(async () => {
     // The RFC's users have no address (its minimal user): here, unlike the demo's definition, mail is not required.
     server = await startScimServer({
