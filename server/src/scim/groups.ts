@@ -37,6 +37,14 @@ interface Row {
 
 export class GroupStore {
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** A statement prepared once (every User answer reads its groups by name). */
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
+    return statement;
+  }
 
   constructor(file: string) {
     this.db = new Database(file, { timeout: 2000 });
@@ -47,20 +55,20 @@ export class GroupStore {
   }
 
   list(context: string): StoredGroup[] {
-    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? ORDER BY name_lc, id').all(context) as Row[];
+    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? ORDER BY name_lc, id').all(context) as Row[];
   }
 
   get(context: string, id: string): StoredGroup | undefined {
-    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND id = ?').get(context, id) as Row | undefined;
+    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND id = ?').get(context, id) as Row | undefined;
   }
 
   byName(context: string, name: string): StoredGroup | undefined {
-    return this.db.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, name.toLowerCase()) as Row | undefined;
+    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, name.toLowerCase()) as Row | undefined;
   }
 
   /** Registers each name that is no group yet; existing ones stay as they are. */
   ensure(context: string, names: Iterable<string>): void {
-    const insert = this.db.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING');
+    const insert = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING');
     const now = new Date().toISOString();
     this.db.transaction(() => {
       for (const name of names) insert.run(context, randomUUID(), name, name.toLowerCase(), now, now);
@@ -70,7 +78,7 @@ export class GroupStore {
   create(context: string, name: string): StoredGroup {
     const now = new Date().toISOString();
     const id = randomUUID();
-    const changes = this.db.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, name.toLowerCase(), now, now).changes;
+    const changes = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, name.toLowerCase(), now, now).changes;
     if (changes === 0) throw new Conflict('a group of this displayName exists');
     return this.get(context, id)!;
   }
@@ -78,7 +86,7 @@ export class GroupStore {
   /** A new name and/or a new version (members changed), on the version read; false when another write came first. */
   update(context: string, group: StoredGroup, name: string): boolean {
     try {
-      return this.db.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, name.toLowerCase(), new Date().toISOString(), context, group.id, group.version).changes === 1;
+      return this.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, name.toLowerCase(), new Date().toISOString(), context, group.id, group.version).changes === 1;
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Conflict('a group of this displayName exists');
       throw error;
@@ -86,7 +94,7 @@ export class GroupStore {
   }
 
   delete(context: string, id: string): boolean {
-    return this.db.prepare('DELETE FROM groups WHERE context = ? AND id = ?').run(context, id).changes === 1;
+    return this.prepare('DELETE FROM groups WHERE context = ? AND id = ?').run(context, id).changes === 1;
   }
 
   close(): void {
@@ -168,6 +176,9 @@ export class ScimGroups {
     const roles = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
     if (!roles.length) return [];
     const store = await this.sync(contextId);
+    const found = roles.map((role) => store.byName(contextId, role));
+    if (found.every((g) => g !== undefined)) return found as StoredGroup[];
+    // A role given since (over REST, or a definition's default): registered now, in one write.
     store.ensure(contextId, roles);
     return roles.map((role) => store.byName(contextId, role)).filter((g): g is StoredGroup => g !== undefined);
   }

@@ -7,7 +7,7 @@
  */
 import { InvalidRequest } from '../../../common/src/errors';
 import type { ContextConfig, ScimAttributeMap } from '../config/types';
-import { sameAttrName, type AttrPath, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
+import { META_CREATED, META_LAST_MODIFIED, sameAttrName, type AttrPath, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
 import { valuesOf, type Attributes, type StoredSubject } from '../subjects/subject';
 import { etagOf } from '../subjects/subject-operations';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './schema';
@@ -206,6 +206,10 @@ export class UserMapping {
       const name = this.attr.userName;
       if (name === undefined) return on('uniqueId');
       if (node.op === 'pr') return ALWAYS;
+      // Equality, what an identity provider asks before every create, is two index probes: a uniqueId
+      // is a login name like userName, and login names are unique together (case-insensitively), so
+      // at most one subject claims the value either way, and it is the one whose login name it is.
+      if (node.op === 'eq' && node.value !== null) return or(on(name), on('uniqueId'));
       const has: FilterNode = { op: 'pr', attr: name };
       return or(and(has, on(name)), and(not(has), on('uniqueId')));
     }
@@ -237,6 +241,8 @@ export class UserMapping {
       return name === undefined ? NEVER : { op: 'eq', attr: 'roles', value: name };
     }
     if (is('meta', 'resourceType')) return constant(ALWAYS, 'User');
+    if (is('meta', 'created')) return on(META_CREATED);
+    if (is('meta', 'lastModified')) return on(META_LAST_MODIFIED);
     return NEVER;
   }
 }

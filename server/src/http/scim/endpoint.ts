@@ -116,8 +116,8 @@ async function sendUser(s: Services, x: Exchange, mapping: UserMapping, status: 
 /** The uniqueId of a new user: its userName when that is a valid, free subject id; otherwise a new UUID (SPEC 14). */
 async function newUserId(s: Services, contextId: string, userName: unknown): Promise<string> {
   if (typeof userName === 'string' && isSubjectId(userName) && !s.subjects.isReserved(userName)) {
-    const { store } = s.subjects.context(contextId);
-    if (!(await store.exists(contextId, userName)) && !(await s.subjects.findByLoginName(contextId, userName))) return userName;
+    // Every subject claims its uniqueId as a login name (folded), so one lookup says whether the name is free as an id and as a login name.
+    if (!(await s.subjects.findByLoginName(contextId, userName))) return userName;
   }
   return randomUUID();
 }
