@@ -15,6 +15,7 @@ import { portalRequests } from './portal-requests';
 import { postgres } from './postgres';
 import { read } from './read';
 import { scimFilter } from './scim-filter';
+import { scimProvisioning } from './scim-provisioning';
 import { search } from './search';
 import { sessionMemory } from './session-memory';
 import { soap } from './soap';
@@ -26,4 +27,4 @@ import { workers } from './workers';
  * (the machine's load drifts during a run: the hash baseline sits right before login). A new scenario is one file exporting a `Scenario`
  * and one line here. The gateway's check runs right after the direct check it is compared with.
  */
-export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayMemory, gatewayRedis, portal, portalRequests, read, soap, search, postgres, scimFilter, workers, ldap, create, hash, login, certificate, sessionMemory, versus];
+export const SCENARIOS: Scenario[] = [bareHttp, bareExpress, check, gateway, gatewayMemory, gatewayRedis, portal, portalRequests, read, soap, search, postgres, scimFilter, scimProvisioning, workers, ldap, create, hash, login, certificate, sessionMemory, versus];
