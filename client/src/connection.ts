@@ -15,7 +15,7 @@ import { SvcSessionError, clientFailure, errorFromProblem, type SvcClientError }
 import { HttpTransport, type TransportOptions, type WireRequest, type WireResponse } from './http-transport';
 import { MEDIA } from '../../common/src/wire/media';
 import { checkCredentials, loginForm, type Credentials } from './login';
-import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject, type SubjectEventPage } from './types';
+import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type MailStatus, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject, type SubjectEventPage, type VerificationSent } from './types';
 
 export interface ConnectionOptions extends TransportOptions {
   /** The configuration, or where to read it; default: the environment (see config.ts). */
@@ -154,6 +154,58 @@ export class Connection {
   async create(subject: Subject): Promise<Subject> {
     const body = { subject: { uniqueId: subject.uniqueId, attributes: subject.attributes } };
     return withEtag(await this.#call({ method: 'POST', path: this.#subjectsPath(), body }, [201]));
+  }
+
+  /**
+   * A visitor's registration (an anonymous connection): the subject, or, in a context that verifies
+   * addresses (SPEC 16), `{status: "verification_sent"}` whether the address was new or taken.
+   */
+  async register(subject: Subject): Promise<Subject | VerificationSent> {
+    const body = { subject: { uniqueId: subject.uniqueId, attributes: subject.attributes } };
+    const res = await this.#call({ method: 'POST', path: this.#subjectsPath(), body }, [201, 202]);
+    if (res.status === 201) return withEtag(res);
+    return { status: 'verification_sent' };
+  }
+
+  /**
+   * SPEC 16: asks for a reset link to the address of `name` (resolved as login resolves a name) in
+   * the current context; the server's sentence, the same whatever the name. `returnTo`: a page of an
+   * origin in the core's `mail.linkOrigins` the link points at instead of the core's own page.
+   */
+  async requestPasswordReset(name: string, options: { returnTo?: string } = {}): Promise<string> {
+    const body = { passwordReset: { name, ...(options.returnTo ? { returnTo: options.returnTo } : {}) } };
+    return messageOf((await this.#call({ method: 'POST', path: `/resources/contexts/${seg(this.#contextId)}/password-reset`, body }, [202])).document, 'passwordReset');
+  }
+
+  /** SPEC 16: a reset link's token and the new password (SvcValidationError `invalid_token` or `weak_password`). */
+  async resetPassword(token: string, password: string): Promise<void> {
+    await this.#call({ method: 'PUT', path: '/resources/password-reset', body: { passwordReset: { token, password } } }, [204]);
+  }
+
+  /** SPEC 16: a verification or address-change link's token. */
+  async verifyEmail(token: string): Promise<void> {
+    await this.#call({ method: 'POST', path: '/resources/email-verification', body: { emailVerification: { token } } }, [204]);
+  }
+
+  /** SPEC 16: a new verification link for an unverified registrant of the current context; the same answer whatever the name. */
+  async resendVerification(name: string): Promise<string> {
+    return messageOf((await this.#call({ method: 'POST', path: `/resources/contexts/${seg(this.#contextId)}/email-verification`, body: { emailVerification: { name } } }, [202])).document, 'emailVerification');
+  }
+
+  /** SPEC 16: one's own new address, proved by the password; it changes when the link mailed there is followed. */
+  async changeMail(subjectId: string, mail: string, password: string): Promise<void> {
+    await this.#call({ method: 'PUT', path: `${this.#subjectPath(subjectId)}/mail`, body: { mail: { mail, password } } }, [202]);
+  }
+
+  /** SPEC 16: a subject's address and a change waiting for its link. */
+  async mail(subjectId: string): Promise<MailStatus> {
+    const doc = (await this.#call({ method: 'GET', path: `${this.#subjectPath(subjectId)}/mail` }, [200])).document as Record<string, unknown> | undefined;
+    const inner = (doc && typeof doc.mail === 'object' && doc.mail !== null && !Array.isArray(doc.mail) ? doc.mail : doc) as Record<string, unknown> | undefined;
+    const pending = inner?.pending as Record<string, unknown> | null | undefined;
+    return {
+      mail: typeof inner?.mail === 'string' ? inner.mail : null,
+      pending: pending && typeof pending === 'object' && typeof pending.mail === 'string' ? { mail: pending.mail, expires: String(pending.expires) } : null,
+    };
   }
 
   /** Replaces the attributes given (`null` removes one); `ifMatch` (an ETag from get) guards against lost updates. */
@@ -317,4 +369,12 @@ function withEtag(res: WireResponse): Subject {
   const subject = decodeSubject(res.document);
   const etag = res.headers.etag;
   return typeof etag === 'string' ? { ...subject, etag } : subject;
+}
+
+/** The `message` of a 202 answer, in JSON (`{"message"}`) or XML (`<root><message>`). */
+function messageOf(doc: unknown, root: string): string {
+  const outer = doc as Record<string, unknown> | undefined;
+  const inner = (outer && typeof outer[root] === 'object' && outer[root] !== null ? outer[root] : outer) as Record<string, unknown> | undefined;
+  if (typeof inner?.message !== 'string') throw clientFailure('bad_response', 'the answer has no message', 202);
+  return inner.message;
 }

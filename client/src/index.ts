@@ -34,5 +34,7 @@ export {
   type CheckDecision,
   type Decision,
   type ConnectionKind,
+  type VerificationSent,
+  type MailStatus,
 } from './types';
 export { ClientSealer } from './clientcred/sealer';

@@ -69,3 +69,14 @@ export interface CheckDecision extends CheckAnswer {
  * password; and an X.509 client certificate (SPEC section 13), which names its client itself.
  */
 export type ConnectionKind = 'anonymous' | 'principal' | 'password' | 'certificate';
+
+/** SPEC 16: a registration in a context that verifies addresses: the same answer whether the address was new or taken. */
+export interface VerificationSent {
+  status: 'verification_sent';
+}
+
+/** SPEC 16: a subject's address and a change waiting for the link mailed to the new one. */
+export interface MailStatus {
+  mail: string | null;
+  pending: { mail: string; expires: string } | null;
+}

@@ -38,6 +38,8 @@ const NOT_RUN: Record<string, string> = {
     'needs a core serving HTTPS with clientCA and a PKI of its own, which test/certificates/ makes and logs in with',
   'README.md: npm pack --workspace client                      # builds the client, writes svc-client-0.1.0.tgz':
     'installs into a project outside this checkout, from the registry: test/packaging/client-package.test.ts packs and installs the client that way',
+  'docs/client.md: svc cli reset-link bob --base-url "$SVC" --client-id svc-web          # the same answer for any name':
+    "TOKEN stands for a mailed link's token: test/mail/mail-client.test.ts runs these commands with real ones (the README's mail tour does the REST calls against the demo)",
   'docs/operations.md: npm run build':
     'a benchmark (two runs of 10 s each against servers of its own, from a full checkout): measurements, not an example; npm run bench runs it',
 };

@@ -228,7 +228,70 @@ const create: Command = (ctx) => {
     const attributes = parseAttributes(rest);
     if (ctx.values['set-password']) attributes.password = await password(ctx, 'SVC_NEW_PASSWORD', `Password for ${id}: `);
     const values = Object.fromEntries(Object.entries(attributes).filter((e): e is [string, string | string[]] => e[1] !== null));
-    print(ctx, await conn.create({ uniqueId: id, attributes: values }), subjectTable);
+    // An anonymous session registers: in a context that verifies addresses the answer is the same whether it was new or taken (SPEC 16).
+    const created = conn.kind === 'anonymous' ? await conn.register({ uniqueId: id, attributes: values }) : await conn.create({ uniqueId: id, attributes: values });
+    if ('status' in created) print(ctx, created, () => 'registered: check the mail of that address for the link that confirms it\n');
+    else print(ctx, created, subjectTable);
+    return 0;
+  });
+};
+
+/**
+ * The mailed-link flows of a visitor (SPEC 16) on a connection of their own: an anonymous session
+ * of the configured client (no saved session is used or changed).
+ */
+async function asVisitor(ctx: CliContext, work: (conn: Connection) => Promise<number>): Promise<number> {
+  const conn = await Connection.open({ kind: 'anonymous' }, { config: clientConfig(ctx), contextId: ctx.values.context });
+  try {
+    return await work(conn);
+  } finally {
+    await conn.close();
+  }
+}
+
+const resetLink: Command = (ctx) => {
+  const [name] = args(ctx, 1, 1, 'reset-link NAME [--context C]');
+  return asVisitor(ctx, async (conn) => {
+    const message = await conn.requestPasswordReset(name);
+    print(ctx, { message }, (m) => `${m.message}\n`);
+    return 0;
+  });
+};
+
+const resetPassword: Command = (ctx) => {
+  const [token] = args(ctx, 1, 1, 'reset-password TOKEN');
+  return asVisitor(ctx, async (conn) => {
+    await conn.resetPassword(token, await password(ctx, 'SVC_NEW_PASSWORD', 'New password: '));
+    print(ctx, { reset: true }, () => 'password changed; every session of the account was ended\n');
+    return 0;
+  });
+};
+
+const verifyEmail: Command = (ctx) => {
+  const [token] = args(ctx, 1, 1, 'verify-email TOKEN');
+  return asVisitor(ctx, async (conn) => {
+    await conn.verifyEmail(token);
+    print(ctx, { verified: true }, () => 'address confirmed\n');
+    return 0;
+  });
+};
+
+const resendVerification: Command = (ctx) => {
+  const [name] = args(ctx, 1, 1, 'resend-verification NAME [--context C]');
+  return asVisitor(ctx, async (conn) => {
+    const message = await conn.resendVerification(name);
+    print(ctx, { message }, (m) => `${m.message}\n`);
+    return 0;
+  });
+};
+
+const changeMail: Command = (ctx) => {
+  const [address] = args(ctx, 1, 1, 'change-mail ADDRESS');
+  return withSession(ctx, async (conn) => {
+    const principal = (await conn.session()).principal;
+    if (!principal) throw new UsageError('log in as the subject whose address changes: svc cli login --user ID');
+    await conn.changeMail(principal.uniqueId, address, await password(ctx, 'SVC_PASSWORD', 'Password: '));
+    print(ctx, { status: 'verification_sent', mail: address }, (a) => `check the mail of ${a.mail}: your address changes when its link is followed\n`);
     return 0;
   });
 };
@@ -274,4 +337,21 @@ const logout: Command = async (ctx) => {
   return 0;
 };
 
-export const COMMANDS: Record<string, Command> = { login, whoami, contexts, get, search, events, create, update, delete: remove, can, logout };
+export const COMMANDS: Record<string, Command> = {
+  login,
+  whoami,
+  contexts,
+  get,
+  search,
+  events,
+  create,
+  update,
+  delete: remove,
+  can,
+  logout,
+  'reset-link': resetLink,
+  'reset-password': resetPassword,
+  'verify-email': verifyEmail,
+  'resend-verification': resendVerification,
+  'change-mail': changeMail,
+};

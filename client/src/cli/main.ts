@@ -35,6 +35,14 @@ commands:
   delete ID
   can OP [ID]                                    the check: exit 0 ALLOW, 1 DENY
   logout                                         end the session
+  change-mail ADDRESS                            one's own new address (the password from SVC_PASSWORD
+                                                 or a prompt); it changes when the link mailed there is followed
+
+mailed links (SPEC 16), as a visitor (no login; --context for the account's context):
+  reset-link NAME                                ask for a password reset link (the same answer for any name)
+  reset-password TOKEN                           a reset link's token; the new password from SVC_NEW_PASSWORD or a prompt
+  verify-email TOKEN                             confirm an address with its link's token
+  resend-verification NAME                       a new link for an unconfirmed registration
 
 options:
   --base-url URL      {base} of the core (SVC_BASE_URL)

@@ -15,9 +15,14 @@ import type { ByMethod } from '../route-table';
 
 export const RESEND_MESSAGE = 'If the name is registered and not confirmed yet, a new link is on its way.';
 
-/** The body's members, exactly these (optional ones may be absent), each a string. */
-function members<K extends string, O extends string = never>(req: Request, required: readonly K[], optional: readonly O[] = []): Record<K, string> & Partial<Record<O, string>> {
-  const doc = documentBody(req) ?? {};
+/**
+ * The body's members, exactly these (optional ones may be absent), each a string. In XML they are the
+ * children of one root element, `root` (`<passwordReset><name>…</name></passwordReset>`).
+ */
+function members<K extends string, O extends string = never>(req: Request, root: string, required: readonly K[], optional: readonly O[] = []): Record<K, string> & Partial<Record<O, string>> {
+  const given = documentBody(req) ?? {};
+  const wrapped = Object.keys(given).length === 1 && Object.hasOwn(given, root) && given[root] !== null && typeof given[root] === 'object' && !Array.isArray(given[root]);
+  const doc = (wrapped ? given[root] : given) as Record<string, unknown>;
   const allowed = new Set<string>([...required, ...optional]);
   const shape = `{${[...required, ...optional.map((o) => `${o}?`)].map((k) => `"${k}"`).join(', ')}}`;
   for (const key of Object.keys(doc)) if (!allowed.has(key)) throw new MalformedBody(`the body must be ${shape}`, { errors: [{ path: key, message: 'unknown member' }] });
@@ -42,7 +47,7 @@ export const resetRequestRoutes = (s: Services): ByMethod => ({
     body,
     negotiated,
     step('requestResetLink', async (x) => {
-      const { name, returnTo } = members(x.req, ['name'], ['returnTo']);
+      const { name, returnTo } = members(x.req, 'passwordReset', ['name'], ['returnTo']);
       await s.email.requestReset(x.state, x.ids.contextId!, name, returnTo);
       x.res.setHeader('Cache-Control', 'no-store');
       sendDocument(x.req, x.res, 202, { message: RESET_MESSAGE }, { xmlRoot: 'passwordReset' });
@@ -56,7 +61,7 @@ export const resetUseRoutes = (s: Services): ByMethod => ({
     body,
     negotiated,
     step('useResetLink', async (x) => {
-      const { token, password } = members(x.req, ['token', 'password']);
+      const { token, password } = members(x.req, 'passwordReset', ['token', 'password']);
       await s.email.useReset(x.state, token, password);
       x.res.status(204).end();
     }),
@@ -69,7 +74,7 @@ export const verifyRoutes = (s: Services): ByMethod => ({
     body,
     negotiated,
     step('verifyAddress', async (x) => {
-      const { token } = members(x.req, ['token']);
+      const { token } = members(x.req, 'emailVerification', ['token']);
       await s.email.verify(x.state, token);
       x.res.status(204).end();
     }),
@@ -82,7 +87,7 @@ export const resendRoutes = (s: Services): ByMethod => ({
     body,
     negotiated,
     step('resendVerification', async (x) => {
-      const { name } = members(x.req, ['name']);
+      const { name } = members(x.req, 'emailVerification', ['name']);
       await s.email.resendVerification(x.state, x.ids.contextId!, name);
       x.res.setHeader('Cache-Control', 'no-store');
       sendDocument(x.req, x.res, 202, { message: RESEND_MESSAGE }, { xmlRoot: 'emailVerification' });
@@ -109,7 +114,7 @@ export const mailResource = (s: Pick<HttpServices, 'email' | 'subjects'>): RestR
       sendDocument(req, res, 200, { mail: typeof mail === 'string' ? mail : null, pending: (await s.email.pendingAddress(ids.contextId!, ids.subjectId!)) ?? null }, { xmlRoot: 'mail' });
     }),
     PUT: step('changeOwnMail', async ({ req, res, ids, state }) => {
-      const { mail, password } = members(req, ['mail', 'password']);
+      const { mail, password } = members(req, 'mail', ['mail', 'password']);
       const answer = await s.email.changeAddress(state, ids.contextId!, ids.subjectId!, mail, password);
       sendDocument(req, res, 202, { status: answer.status }, { xmlRoot: 'mail' });
     }),
