@@ -7,7 +7,7 @@
  */
 import { InvalidRequest } from '../../../common/src/errors';
 import type { ContextConfig, ScimAttributeMap } from '../config/types';
-import { META_CREATED, META_LAST_MODIFIED, sameAttrName, type AttrPath, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
+import { META_CREATED, META_LAST_MODIFIED, sameAttrName, type AttrPath, type CompareNode, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
 import { valuesOf, type Attributes, type StoredSubject } from '../subjects/subject';
 import { etagOf } from '../subjects/subject-operations';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './schema';
@@ -18,7 +18,11 @@ type JsonObject = Record<string, unknown>;
 export const ALWAYS: FilterNode = { op: 'pr', attr: 'uniqueId' };
 export const NEVER: FilterNode = { op: 'not', expr: ALWAYS };
 
-const and = (left: FilterNode, right: FilterNode): FilterNode => (left === ALWAYS ? right : right === ALWAYS ? left : { op: 'and', left, right });
+/** `attr pr` beside a comparison that needs a value of `attr` (any but ne) says nothing more: dropped, so the comparison's index probe is the whole query. */
+const implied = (presence: FilterNode, other: FilterNode): boolean =>
+  presence.op === 'pr' && other.op !== 'pr' && other.op !== 'and' && other.op !== 'or' && other.op !== 'not' && other.op !== 'ne' && (other as CompareNode).attr === presence.attr;
+const and = (left: FilterNode, right: FilterNode): FilterNode =>
+  left === ALWAYS || implied(left, right) ? right : right === ALWAYS || implied(right, left) ? left : { op: 'and', left, right };
 const or = (left: FilterNode, right: FilterNode): FilterNode => (left === NEVER ? right : right === NEVER ? left : { op: 'or', left, right });
 const not = (expr: FilterNode): FilterNode => (expr === ALWAYS ? NEVER : expr === NEVER ? ALWAYS : { op: 'not', expr });
 
