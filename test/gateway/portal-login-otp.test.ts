@@ -78,6 +78,15 @@ describe('the …/otp resource through the gateway', () => {
     const stripped = await send(gateway, `${otpPath('bob')}?otp=123456&x=1`, { method: 'PUT', user: employee('bob'), visitor: 'bob-portal-1', ...json({ code: '000000' }) });
     expect(stripped.status).toBe(409);
     expect(seen.slice(from).map((r) => r.url)).toContain('/svc/resources/contexts/employees/subjects/bob/otp?x=1');
+    // The other way: nothing beside the allow-list reaches the core, and no core cookie comes back.
+    const before = seen.length;
+    for (const path of ['/gw/api/otp', '/gw/api/contexts/employees/subjects/bob/otp/../password', '/gw/api/contexts/employees/subjects/bob/%2e%2e/otp', '/gw/otp']) {
+      expect((await send(gateway, path, { method: 'POST', user: employee('bob'), visitor: 'bob-portal-1', ...json({ password: users.bob }) })).status).toBe(404);
+    }
+    expect(seen.length).toBe(before);
+    const again = await send(gateway, otpPath('bob'), { method: 'POST', user: employee('bob'), visitor: 'bob-portal-1', ...json({ password: users.bob }) });
+    expect(again.status).toBe(409);
+    expect(again.headers['set-cookie']).toBeUndefined();
   });
 
   test('the password step answers otp_required with a pending sealed by the gateway, not the core\'s token', async () => {
