@@ -35,7 +35,8 @@ export function readableAttributes(definition: ContextDefinition): string[] {
 
 /** `givenName` → `Given name`; the definition has no labels, so names are made readable. */
 export function labelOf(name: string): string {
-  const known: Record<string, string> = { uniqueId: 'User name', mail: 'E-mail address' };
+  // uniqueId is what the portal calls a user name; SCIM's userName (SPEC 14) is a sign-in name beside it.
+  const known: Record<string, string> = { uniqueId: 'User name', mail: 'E-mail address', userName: 'Sign-in name', externalId: 'External ID' };
   if (known[name]) return known[name];
   const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_.-]+/g, ' ').toLowerCase();
   return words.charAt(0).toUpperCase() + words.slice(1);
