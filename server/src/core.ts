@@ -205,6 +205,7 @@ export class Core {
       store: () => (this.groupStore ??= (mkdirSync(this.config.server.dataDir, { recursive: true, mode: 0o700 }), new GroupStore(dataFile('scim.sqlite')))),
       subjects: this.subjects,
       subjectOperations: this.subjectOperations,
+      decisions: this.decisions,
     });
     this.subjects.onChange(async (contextId, uniqueId, change) => {
       this.forgetRoles(contextId, uniqueId);

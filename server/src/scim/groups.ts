@@ -8,7 +8,9 @@
  *
  * Members are the subjects holding the role: adding or removing one writes that subject's `roles`
  * through SubjectOperations (validation, audit, roles cache, the provisioner's adminRoles rule); a
- * rename renames the role on every member; a delete takes it from every member. A role named in the
+ * rename renames the role on every member; a delete takes it from every member. Every member a
+ * write changes is first decided by the policy decision point as an UPDATE of that subject, with the
+ * adminRoles rule, all before the first is written: one refusal refuses the whole write. A role named in the
  * context's `adminRoles` is neither renamed nor deleted over SCIM (400 mutability).
  */
 import { randomUUID } from 'node:crypto';
@@ -18,6 +20,7 @@ import type { FilterNode } from '../subjects/filter/ast';
 import { valuesOf, type StoredSubject } from '../subjects/subject';
 import { expectedVersion, ROLES_ATTRIBUTE, type Actor, type SubjectOperations } from '../subjects/subject-operations';
 import type { SubjectService } from '../subjects/subject-service';
+import type { Asker, Decisions } from '../policy/decisions';
 
 export interface StoredGroup {
   id: string;
@@ -114,6 +117,8 @@ export interface GroupsDeps {
   store(): GroupStore;
   subjects: SubjectService;
   subjectOperations: SubjectOperations;
+  /** Every member's change is decided as an UPDATE of that subject (SPEC 6, 14). */
+  decisions: Decisions;
 }
 
 /** The groups of every context, over the store and the subjects. */
@@ -183,12 +188,15 @@ export class ScimGroups {
     return roles.map((role) => store.byName(contextId, role)).filter((g): g is StoredGroup => g !== undefined);
   }
 
-  async create(actor: Actor, contextId: string, name: string, memberIds: readonly string[]): Promise<StoredGroup> {
+  async create(asker: Asker, contextId: string, name: string, memberIds: readonly string[]): Promise<StoredGroup> {
     const store = await this.sync(contextId);
     checkName(name);
+    if (store.byName(contextId, name)) throw new Conflict('a group of this displayName exists');
+    const add = (roles: string[]) => (roles.includes(name) ? roles : [...roles, name]);
+    const writes = await this.decideAll(asker, contextId, new Map(memberIds.map((id) => [id, add])), new Map());
     const group = store.create(contextId, name);
     try {
-      for (const id of memberIds) await this.setRole(actor, contextId, id, (roles) => (roles.includes(name) ? roles : [...roles, name]));
+      await this.writeAll(asker, contextId, writes);
     } catch (error) {
       // The group and the members given are one request: a member that cannot be added undoes it.
       store.delete(contextId, group.id);
@@ -199,9 +207,10 @@ export class ScimGroups {
 
   /**
    * A new name and members (PUT, PATCH): the members added get the role, those gone lose it, and a
-   * new name renames the role on every member. `ifMatch` is the group's ETag.
+   * new name renames the role on every member (one write per member for all three). `ifMatch` is the
+   * group's ETag.
    */
-  async change(actor: Actor, contextId: string, id: string, next: { name: string; members: readonly string[] }, ifMatch?: string): Promise<StoredGroup> {
+  async change(asker: Asker, contextId: string, id: string, next: { name: string; members: readonly string[] }, ifMatch?: string): Promise<StoredGroup> {
     const store = await this.sync(contextId);
     const group = store.get(contextId, id);
     if (!group) throw new NotFound(`group ${id} not found`);
@@ -217,41 +226,74 @@ export class ScimGroups {
     }
     const current = await this.members(contextId, group.name);
     const wanted = new Set(next.members);
-    const held = new Set(current.map((s) => s.uniqueId));
-    for (const id of wanted) if (!held.has(id)) await this.setRole(actor, contextId, id, (roles) => (roles.includes(group.name) ? roles : [...roles, group.name]));
-    for (const subject of current) if (!wanted.has(subject.uniqueId)) await this.setRole(actor, contextId, subject.uniqueId, (roles) => roles.filter((r) => r !== group.name));
-    if (renamed) {
-      for (const subject of await this.members(contextId, group.name)) {
-        await this.setRole(actor, contextId, subject.uniqueId, (roles) => [...new Set(roles.map((r) => (r === group.name ? next.name : r)))]);
-      }
-    }
+    const held = new Map(current.map((s) => [s.uniqueId, s]));
+    const rename = (roles: string[]) => (renamed ? [...new Set(roles.map((r) => (r === group.name ? next.name : r)))] : roles);
+    const changes = new Map<string, (roles: string[]) => string[]>();
+    for (const member of wanted) if (!held.has(member)) changes.set(member, (roles) => rename(roles.includes(group.name) ? roles : [...roles, group.name]));
+    for (const member of held.keys()) changes.set(member, wanted.has(member) ? rename : (roles) => roles.filter((r) => r !== group.name));
+    const writes = await this.decideAll(asker, contextId, changes, held);
+    await this.writeAll(asker, contextId, writes);
     if (!store.update(contextId, group, next.name)) throw new PreconditionFailed('the group changed during this write; send it again');
     return store.get(contextId, id)!;
   }
 
-  async delete(actor: Actor, contextId: string, id: string): Promise<void> {
+  async delete(asker: Asker, contextId: string, id: string): Promise<void> {
     const store = await this.sync(contextId);
     const group = store.get(contextId, id);
     if (!group) throw new NotFound(`group ${id} not found`);
     if (this.deps.subjects.context(contextId).config.adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not deleted over SCIM`);
-    for (const subject of await this.members(contextId, group.name)) await this.setRole(actor, contextId, subject.uniqueId, (roles) => roles.filter((r) => r !== group.name));
+    const current = await this.members(contextId, group.name);
+    const remove = (roles: string[]) => roles.filter((r) => r !== group.name);
+    const writes = await this.decideAll(asker, contextId, new Map(current.map((s) => [s.uniqueId, remove])), new Map(current.map((s) => [s.uniqueId, s])));
+    await this.writeAll(asker, contextId, writes);
     store.delete(contextId, id);
   }
 
-  /** One subject's roles rewritten (an unknown member is 400 invalidValue: nothing to add the role to). */
-  private async setRole(actor: Actor, contextId: string, uniqueId: string, change: (roles: string[]) => string[]): Promise<void> {
-    let subject: StoredSubject;
+  /**
+   * Every member whose roles a group write changes, decided before anything is written: an UPDATE of
+   * that subject, asked of the policy decision point as a REST write of it would be (before the
+   * subject is read, so a refused id says nothing about its existence), then the adminRoles rule on
+   * its roles before and after. One refusal refuses the whole group write. An unknown member is 400
+   * invalidValue (nothing to give the role to). `known` holds the subjects already read (members).
+   */
+  private async decideAll(asker: Asker, contextId: string, changes: ReadonlyMap<string, (roles: string[]) => string[]>, known: ReadonlyMap<string, StoredSubject>): Promise<RoleWrite[]> {
+    const writes: RoleWrite[] = [];
+    const unchanged = (before: readonly string[], after: readonly string[]) => after.length === before.length && after.every((r, i) => r === before[i]);
+    for (const [uniqueId, change] of changes) {
+      let subject = known.get(uniqueId);
+      // A member kept as it is (PATCH of another member) is not this write's: nothing to decide.
+      if (subject && unchanged(valuesOf(subject.attributes[ROLES_ATTRIBUTE]), change([...valuesOf(subject.attributes[ROLES_ATTRIBUTE])]))) continue;
+      await this.deps.decisions.authorize(asker, 'UPDATE', `contexts/${contextId}/subjects/${uniqueId}`);
+      subject ??= await this.readMember(contextId, uniqueId);
+      const before = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
+      const after = change([...before]);
+      if (unchanged(before, after)) continue;
+      this.deps.subjectOperations.assertAdminRolesKept(asker.session, contextId, before, { [ROLES_ATTRIBUTE]: after });
+      writes.push({ uniqueId, roles: after });
+    }
+    return writes;
+  }
+
+  /** The decided role changes, each a subject write through SubjectOperations (validation, audit, roles cache). */
+  private async writeAll(asker: Asker, contextId: string, writes: readonly RoleWrite[]): Promise<void> {
+    const actor: Actor = { session: asker.session, peer: asker.peer };
+    for (const { uniqueId, roles } of writes) await this.deps.subjectOperations.update(actor, contextId, uniqueId, { attributes: { [ROLES_ATTRIBUTE]: roles } });
+  }
+
+  private async readMember(contextId: string, uniqueId: string): Promise<StoredSubject> {
     try {
-      subject = await this.deps.subjects.read(contextId, uniqueId);
+      return await this.deps.subjects.read(contextId, uniqueId);
     } catch (error) {
       if (error instanceof NotFound) throw new InvalidRequest(`member ${uniqueId.slice(0, 256)} is no user of this context`, { extensions: { scimType: 'invalidValue' } });
       throw error;
     }
-    const before = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
-    const after = change([...before]);
-    if (after.length === before.length && after.every((r, i) => r === before[i])) return;
-    await this.deps.subjectOperations.update(actor, contextId, uniqueId, { attributes: { [ROLES_ATTRIBUTE]: after } });
   }
+}
+
+/** One member's roles after a group write. */
+interface RoleWrite {
+  uniqueId: string;
+  roles: string[];
 }
 
 function checkName(name: string): void {

@@ -157,8 +157,9 @@ export class SubjectOperations {
   /**
    * SPEC 14: a SCIM client may not give or take a role named in its context's `adminRoles` (400
    * mutability): provisioning never makes or unmakes an admin. Other callers are not concerned.
+   * SCIM's group writes ask it for every member before any is written.
    */
-  private assertAdminRolesKept(session: Session, contextId: string, before: readonly string[], attributes: Record<string, unknown>): void {
+  assertAdminRolesKept(session: Session, contextId: string, before: readonly string[], attributes: Record<string, unknown>): void {
     if (!isScimSession(session) || !Object.hasOwn(attributes, ROLES_ATTRIBUTE)) return;
     const given = attributes[ROLES_ATTRIBUTE];
     const after = Array.isArray(given) ? given.filter((r): r is string => typeof r === 'string') : typeof given === 'string' ? [given] : [];

@@ -299,7 +299,7 @@ const createGroup = (s: Services): Step =>
     const contextId = x.ids.contextId!;
     await s.decisions.authorize(x.state, 'UPDATE', collection(contextId));
     const body = requireBody(x);
-    const group = await s.scimGroups.create(actorOf(x), contextId, displayNameOf(body), memberIds(body));
+    const group = await s.scimGroups.create(x.state, contextId, displayNameOf(body), memberIds(body));
     await sendGroup(s, x, 201, group);
   });
 
@@ -319,7 +319,7 @@ const replaceGroup = (s: Services): Step =>
     const contextId = x.ids.contextId!;
     await s.decisions.authorize(x.state, 'UPDATE', collection(contextId));
     const body = requireBody(x);
-    const group = await s.scimGroups.change(actorOf(x), contextId, groupId(x), { name: displayNameOf(body), members: memberIds(body) }, x.req.headers['if-match']);
+    const group = await s.scimGroups.change(x.state, contextId, groupId(x), { name: displayNameOf(body), members: memberIds(body) }, x.req.headers['if-match']);
     await sendGroup(s, x, 200, group);
   });
 
@@ -330,7 +330,7 @@ const patchGroup = (s: Services): Step =>
     const operations = patchOperations(requireBody(x));
     const current = await s.scimGroups.get(contextId, groupId(x));
     const next = applyPatch(await groupResource(s, x, current, true), operations, GROUP_SCHEMA);
-    const group = await s.scimGroups.change(actorOf(x), contextId, current.id, { name: displayNameOf(next), members: memberIds(next) }, x.req.headers['if-match']);
+    const group = await s.scimGroups.change(x.state, contextId, current.id, { name: displayNameOf(next), members: memberIds(next) }, x.req.headers['if-match']);
     await sendGroup(s, x, 200, group);
   });
 
@@ -338,7 +338,7 @@ const deleteGroup = (s: Services): Step =>
   step('deleteGroup', async (x) => {
     const contextId = x.ids.contextId!;
     await s.decisions.authorize(x.state, 'UPDATE', collection(contextId));
-    await s.scimGroups.delete(actorOf(x), contextId, groupId(x));
+    await s.scimGroups.delete(x.state, contextId, groupId(x));
     sendScim(x.req, x.res, 204, undefined);
   });
 
