@@ -71,10 +71,13 @@ export class Demo {
 
   /** The newest caught message to `to` whose subject is `subject`, waiting for it (the queue sends within a second or two). */
   async mail(to: string, subject: string): Promise<{ to: string; subject: string; text: string; html: string; sentAt: string }> {
-    for (;;) {
+    for (let tries = 0; ; tries++) {
       const sent = await send(`${this.mailbox}messages`);
-      const found = (sent.json as unknown as Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>).find((m) => m.to.includes(to) && m.subject === subject);
+      const messages = sent.json as unknown as Array<{ to: string; subject: string; text: string; html: string; sentAt: string }>;
+      const found = messages.find((m) => m.to.includes(to) && m.subject === subject);
       if (found) return found;
+      // The queue sends within a second or two: a message missing after 20 s is not coming.
+      if (tries === 100) throw new Error(`no "${subject}" to ${to} in the mailbox: ${messages.map((m) => `${m.to}: ${m.subject}`).join('; ')}`);
       await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
     }
   }

@@ -240,6 +240,33 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     expect(await visitor.window('Self-Service').textContent()).toContain('bob@example.com');
   });
 
+  test('with scripts off, alice changes her e-mail address: Self-Service shows the change pending until the link is followed', async () => {
+    const alice = await person('alice-mail', { javaScript: false });
+    await alice.logIn(demo.portal, 'alice', demo.credentials.users.alice);
+    const me = alice.window('Self-Service');
+    await alice.submit(() => me.getByRole('link', { name: 'Change e-mail address' }).click());
+    await alice.control(me, 'New e-mail address').fill('alice@new.example');
+    await alice.control(me, 'Your password').fill(demo.credentials.users.alice);
+    await alice.submit(() => me.getByRole('button', { name: 'Send the link' }).click());
+    expect(await alice.window('Self-Service').textContent()).toContain('Check your mail at alice@new.example');
+    await alice.page.reload();
+    expect(await alice.window('Self-Service').textContent()).toContain('Your new address alice@new.example waits for confirmation');
+    // axe-core runs in the page, so it needs scripts: the same views, audited with them on.
+    await alice.page.screenshot({ path: join(ARTIFACTS, 'alice-noscript-self-service-mail-pending-1280.png'), fullPage: true });
+    const audited = await person('alice-mail-audit');
+    await audited.logIn(demo.portal, 'alice', demo.credentials.users.alice);
+    await audited.look('self-service-mail-pending');
+    await audited.submit(() => audited.window('Self-Service').getByRole('link', { name: 'Change e-mail address' }).click());
+    await audited.look('self-service-mail');
+
+    expect(await demo.subject('employees', 'alice')).toMatchObject({ mail: 'alice@example.com' });
+    await demo.mail('alice@example.com', 'Your e-mail address is being changed');
+    const confirm = await demo.mail('alice@new.example', 'Confirm your new e-mail address');
+    await alice.page.goto(confirm.text.split('\n').find((line) => line.startsWith('http'))!);
+    await alice.submit(() => alice.page.getByRole('button', { name: 'Confirm my address' }).click());
+    expect(await demo.subject('employees', 'alice')).toMatchObject({ mail: 'alice@new.example' });
+  });
+
   test("the core's own pages have no accessibility violation either", async () => {
     const visitor = await person('core');
     for (const [path, shot] of [['/', 'core-home'], ['/login', 'core-login'], ['/anon/register', 'core-register'], ['/anon/forgot', 'core-forgot'], ['/anon/reset', 'core-reset'], ['/anon/verify', 'core-verify']]) {
