@@ -74,3 +74,11 @@ test.each([
     expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(/INDEX subject_values_lookup \(context=\? AND name=\? AND value_lc=\?\)/)]));
   }
 });
+
+test("a context's distinct roles (its groups) are a loose scan of the values' index: one probe per role, no read of every subject's", async () => {
+  const sql = (store as unknown as { statements: { distinct: { source: string } } }).statements.distinct.source;
+  const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all({ context: CONTEXT, name: 'roles' }) as Array<{ detail: string }>).map((row) => row.detail);
+  expect(plan.filter((detail) => /SCAN subject_values|SCAN subjects/.test(detail))).toEqual([]);
+  expect(plan).toEqual(expect.arrayContaining([expect.stringMatching(/subject_values_lookup \(context=\? AND name=\? AND value_lc>\?\)/)]));
+  expect(await store.distinctValues(CONTEXT, 'roles')).toEqual([...new Set(provisionedSubjects(0, 20_000).flatMap((s) => (s.write.attributes.roles as string[] | undefined) ?? []).map((r) => r.toLowerCase()))].sort());
+});

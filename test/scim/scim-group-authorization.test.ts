@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
   });
   scim = scimClient(server);
-  // Before any SCIM request, so that the group list (read once per process) has the role given outside SCIM.
+  // m1 and alice share a role given outside SCIM.
   await server.core.subjects.create('employees', 'm1', { mail: 'm1@example.org', roles: ['user', 'team'] }, 'admin');
   await server.core.subjects.create('employees', 'm2', { mail: 'm2@example.org', roles: ['user'] }, 'admin');
   const alice = await server.core.subjects.read('employees', 'alice');

@@ -69,3 +69,22 @@ describe('Groups', () => {
     expect(await roles('g1')).toEqual(['user']);
   });
 });
+
+describe('the group list is always the roles held', () => {
+  it('shows a role given outside SCIM at once, with an id assigned the first time and kept', async () => {
+    const before = await scim.request('GET', '/Groups');
+    expect((before.body!.Resources as Array<{ displayName: string }>).map((g) => g.displayName)).not.toContain('Night-Shift');
+    // Given as a REST write gives it, after this process has listed the groups.
+    await server.core.subjects.update('employees', 'g2', { roles: ['user', 'Night-Shift'] }, 'admin');
+    const found = await scim.request('GET', `/Groups?filter=${encodeURIComponent('displayName eq "night-shift"')}`);
+    expect(found.body).toMatchObject({ totalResults: 1, Resources: [{ displayName: 'Night-Shift', members: [{ value: 'g2' }] }] });
+    const id = (found.body!.Resources as Array<{ id: string }>)[0].id;
+    expect((await scim.request('GET', '/Users/g2')).body).toMatchObject({ groups: expect.arrayContaining([expect.objectContaining({ value: id, display: 'Night-Shift' })]) });
+    expect((await scim.request('GET', `/Groups/${id}`)).body).toMatchObject({ id, displayName: 'Night-Shift' });
+    // A group of a held role's name is a conflict, not a second group.
+    expect((await scim.request('POST', '/Groups', { schemas: [GROUP], displayName: 'NIGHT-SHIFT' })).body).toMatchObject({ status: '409', scimType: 'uniqueness' });
+    const again = await scim.request('GET', '/Groups');
+    expect((again.body!.Resources as Array<{ id: string; displayName: string }>).filter((g) => g.displayName === 'Night-Shift').map((g) => g.id)).toEqual([id]);
+    await server.core.subjects.update('employees', 'g2', { roles: ['user'] }, 'admin');
+  });
+});

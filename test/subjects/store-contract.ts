@@ -328,6 +328,22 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
     });
   });
 
+  describe("an attribute's distinct values (SCIM's groups are the roles held, SPEC 14)", () => {
+    it('lists each folded value once, in code-point order, of its own context only, following every write', async () => {
+      expect(await store.distinctValues(E, 'roles')).toEqual([]);
+      await store.create(E, person('alice', undefined, { roles: ['admin', 'user'] }));
+      await store.create(E, person('bob', undefined, { roles: ['User', 'Sales', 'zone-b'] }));
+      await store.create(E, person('carol', undefined, { roles: [] }));
+      await store.create(C, write('dan', { mail: 'dan@example.com', roles: ['buyer'] }, C));
+      expect(await store.distinctValues(E, 'roles')).toEqual(['admin', 'sales', 'user', 'zone-b']);
+      expect(await store.distinctValues(C, 'roles')).toEqual(['buyer']);
+      await store.update(E, person('alice', undefined, { roles: ['user', 'Ops'] }));
+      expect(await (await other()).distinctValues(E, 'roles')).toEqual(['ops', 'sales', 'user', 'zone-b']);
+      await store.delete(E, 'bob');
+      expect(await store.distinctValues(E, 'roles')).toEqual(['ops', 'user']);
+    });
+  });
+
   describe('subject events (SPEC 10.4), where the store keeps them', () => {
     const event = (n: number, at = `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`) => ({ at, type: 'login', client: 'svc-web', principal: null, peer: '10.0.0.1', detail: `success ${n}` });
 

@@ -3,8 +3,8 @@
  * `scim.sqlite` in the data directory (as second factors are in `otp.sqlite`): a stable id assigned by
  * svc, the displayName (the role), created, modified and a version, per context, so an empty group an
  * identity provider creates before its members persists. Every role a subject holds is a group too:
- * the first look at a context's groups in a process registers the roles its subjects hold (and the
- * definition's default roles), and every role a SCIM write gives is registered as it is given.
+ * each list asks the subject store for the distinct roles held (its own query) and gives a role seen
+ * for the first time its id, kept from then on, whichever transport gave the role.
  *
  * Members are the subjects holding the role: adding or removing one writes that subject's `roles`
  * through SubjectOperations (validation, audit, roles cache, the provisioner's adminRoles rule); a
@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { AttributeNotWritable, Conflict, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import type { FilterNode } from '../subjects/filter/ast';
-import { valuesOf, type StoredSubject } from '../subjects/subject';
+import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
 import { expectedVersion, ROLES_ATTRIBUTE, type Actor, type SubjectOperations } from '../subjects/subject-operations';
 import type { SubjectService } from '../subjects/subject-service';
 import type { Asker, Decisions } from '../policy/decisions';
@@ -66,7 +66,7 @@ export class GroupStore {
   }
 
   byName(context: string, name: string): StoredGroup | undefined {
-    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, name.toLowerCase()) as Row | undefined;
+    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, fold(name)) as Row | undefined;
   }
 
   /** Registers each name that is no group yet; existing ones stay as they are. */
@@ -74,14 +74,14 @@ export class GroupStore {
     const insert = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING');
     const now = new Date().toISOString();
     this.db.transaction(() => {
-      for (const name of names) insert.run(context, randomUUID(), name, name.toLowerCase(), now, now);
+      for (const name of names) insert.run(context, randomUUID(), name, fold(name), now, now);
     })();
   }
 
   create(context: string, name: string): StoredGroup {
     const now = new Date().toISOString();
     const id = randomUUID();
-    const changes = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, name.toLowerCase(), now, now).changes;
+    const changes = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, fold(name), now, now).changes;
     if (changes === 0) throw new Conflict('a group of this displayName exists');
     return this.get(context, id)!;
   }
@@ -89,7 +89,7 @@ export class GroupStore {
   /** A new name and/or a new version (members changed), on the version read; false when another write came first. */
   update(context: string, group: StoredGroup, name: string): boolean {
     try {
-      return this.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, name.toLowerCase(), new Date().toISOString(), context, group.id, group.version).changes === 1;
+      return this.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, fold(name), new Date().toISOString(), context, group.id, group.version).changes === 1;
     } catch (error) {
       if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Conflict('a group of this displayName exists');
       throw error;
@@ -123,38 +123,38 @@ export interface GroupsDeps {
 
 /** The groups of every context, over the store and the subjects. */
 export class ScimGroups {
-  private readonly synced = new Set<string>();
-
   constructor(private readonly deps: GroupsDeps) {}
 
-  /** The first look at a context's groups in this process registers every role its subjects hold. */
-  private async sync(contextId: string): Promise<GroupStore> {
-    const store = this.deps.store();
-    if (this.synced.has(contextId)) return store;
-    const { config, store: subjects } = this.deps.subjects.context(contextId);
-    const roles = new Set<string>(valuesOf(config.definition.attributes[ROLES_ATTRIBUTE]?.default));
-    for (let after: string | undefined; ; ) {
-      const page = await subjects.list(contextId, after, PAGE);
-      for (const subject of page) for (const role of valuesOf(subject.attributes[ROLES_ATTRIBUTE])) roles.add(role);
-      if (page.length < PAGE) break;
-      after = page[page.length - 1].uniqueId;
-    }
-    store.ensure(contextId, roles);
-    this.synced.add(contextId);
-    return store;
-  }
-
-  /** Registers the roles a SCIM write gave (a group for each). */
-  registerRoles(contextId: string, roles: Iterable<string>): void {
-    this.deps.store().ensure(contextId, roles);
-  }
-
+  /**
+   * The context's groups as they are now: every role a subject holds (the subject store's own
+   * query of the distinct roles, folded) and the definition's default roles, with the groups made
+   * over SCIM. A role seen for the first time gets its stable id here, kept from then on; its
+   * spelling is a holder's (roles are held exactly; groups are named case-insensitively).
+   */
   async list(contextId: string): Promise<StoredGroup[]> {
-    return (await this.sync(contextId)).list(contextId);
+    const store = this.deps.store();
+    const { config, store: subjects } = this.deps.subjects.context(contextId);
+    const defaults = valuesOf(config.definition.attributes[ROLES_ATTRIBUTE]?.default);
+    const held = new Set([...defaults.map(fold), ...(await subjects.distinctValues(contextId, ROLES_ATTRIBUTE))]);
+    const groups = store.list(contextId);
+    for (const group of groups) held.delete(fold(group.name));
+    if (held.size === 0) return groups;
+    const spellings = await Promise.all([...held].map((folded) => this.spelling(contextId, folded, defaults)));
+    store.ensure(contextId, spellings);
+    return store.list(contextId);
+  }
+
+  /** How a role first seen folded is written: a default role's spelling, else a holder's. */
+  private async spelling(contextId: string, folded: string, defaults: readonly string[]): Promise<string> {
+    const given = defaults.find((role) => fold(role) === folded);
+    if (given !== undefined) return given;
+    const tree: FilterNode = { op: 'eq', attr: ROLES_ATTRIBUTE, value: folded };
+    const [holder] = (await this.deps.subjects.search(contextId, { tree, offset: 0, quantity: 1 })).results;
+    return valuesOf(holder?.attributes[ROLES_ATTRIBUTE]).find((role) => fold(role) === folded) ?? folded;
   }
 
   async get(contextId: string, id: string): Promise<StoredGroup> {
-    const group = (await this.sync(contextId)).get(contextId, id);
+    const group = this.deps.store().get(contextId, id);
     if (!group) throw new NotFound(`group ${id} not found`);
     return group;
   }
@@ -180,7 +180,7 @@ export class ScimGroups {
   async groupsOf(contextId: string, subject: StoredSubject): Promise<StoredGroup[]> {
     const roles = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
     if (!roles.length) return [];
-    const store = await this.sync(contextId);
+    const store = this.deps.store();
     const found = roles.map((role) => store.byName(contextId, role));
     if (found.every((g) => g !== undefined)) return found as StoredGroup[];
     // A role given since (over REST, or a definition's default): registered now, in one write.
@@ -189,8 +189,10 @@ export class ScimGroups {
   }
 
   async create(asker: Asker, contextId: string, name: string, memberIds: readonly string[]): Promise<StoredGroup> {
-    const store = await this.sync(contextId);
     checkName(name);
+    // Every role held is a group already: a new group of a held role's name is a conflict.
+    await this.list(contextId);
+    const store = this.deps.store();
     if (store.byName(contextId, name)) throw new Conflict('a group of this displayName exists');
     const add = (roles: string[]) => (roles.includes(name) ? roles : [...roles, name]);
     const writes = await this.decideAll(asker, contextId, new Map(memberIds.map((id) => [id, add])), new Map());
@@ -211,7 +213,7 @@ export class ScimGroups {
    * group's ETag.
    */
   async change(asker: Asker, contextId: string, id: string, next: { name: string; members: readonly string[] }, ifMatch?: string): Promise<StoredGroup> {
-    const store = await this.sync(contextId);
+    const store = this.deps.store();
     const group = store.get(contextId, id);
     if (!group) throw new NotFound(`group ${id} not found`);
     const version = expectedVersion(ifMatch);
@@ -221,6 +223,8 @@ export class ScimGroups {
     const renamed = next.name !== group.name;
     if (renamed && adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not renamed over SCIM`);
     if (renamed) {
+      // A role held under the new name is a group too (registered by the list): renaming onto it is a conflict.
+      await this.list(contextId);
       const other = store.byName(contextId, next.name);
       if (other && other.id !== group.id) throw new Conflict('a group of this displayName exists');
     }
@@ -238,7 +242,7 @@ export class ScimGroups {
   }
 
   async delete(asker: Asker, contextId: string, id: string): Promise<void> {
-    const store = await this.sync(contextId);
+    const store = this.deps.store();
     const group = store.get(contextId, id);
     if (!group) throw new NotFound(`group ${id} not found`);
     if (this.deps.subjects.context(contextId).config.adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not deleted over SCIM`);

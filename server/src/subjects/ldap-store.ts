@@ -398,6 +398,29 @@ export class LdapSubjectStore implements SubjectStore {
     });
   }
 
+  /**
+   * A directory has no DISTINCT: the entries holding the attribute are read in pages (simple paged
+   * results), that attribute alone, and its values folded. One round trip per 500 holders.
+   */
+  async distinctValues(context: string, attribute: string): Promise<string[]> {
+    const name = this.entries.attribute(attribute);
+    return this.run(async (client) => {
+      const { searchEntries } = await client.search(this.contextDN(context), {
+        scope: 'one',
+        filter: `(&${this.baseFilter()}(${name}=*))`,
+        attributes: [name],
+        paged: { pageSize: CANDIDATE_WINDOW },
+      });
+      const values = new Set<string>();
+      for (const entry of searchEntries) {
+        const found = Object.entries(entry).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+        if (found === undefined) continue;
+        for (const v of Array.isArray(found) ? found : [found]) values.add(fold(Buffer.isBuffer(v) ? v.toString('utf8') : String(v)));
+      }
+      return [...values].sort();
+    });
+  }
+
   async count(context: string): Promise<number> {
     return this.run(async (client) => (await this.window(client, context, this.baseFilter(), { offset: 1 }, 1)).total);
   }

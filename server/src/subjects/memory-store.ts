@@ -3,7 +3,7 @@ import { matchesFilter } from './filter/evaluate';
 import { MemorySubjectEvents } from './memory-events';
 import { subjectOrder } from './sort';
 import { importConflict, keysTaken, matchesSearchText, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
-import type { StoredSubject } from './subject';
+import { fold, valuesOf, type StoredSubject } from './subject';
 
 interface ContextData {
   subjects: Map<string, StoredSubject>;
@@ -108,6 +108,12 @@ export class MemorySubjectStore implements SubjectStore {
     });
     this.contexts.set(context, copy);
     options.onProgress?.(subjects.length);
+  }
+
+  async distinctValues(context: string, attribute: string): Promise<string[]> {
+    const values = new Set<string>();
+    for (const subject of this.data(context).subjects.values()) for (const value of valuesOf(subject.attributes[attribute])) values.add(fold(value));
+    return [...values].sort();
   }
 
   async count(context: string): Promise<number> {

@@ -2,7 +2,7 @@ import { Client, DatabaseError, Pool, types, type PoolClient, type QueryConfig, 
 import { Conflict, NotFound, PreconditionFailed, ServiceUnavailable, SvcError } from '../../../common/src/errors';
 import type { Logger } from '../../../common/src/log';
 import type { PostgresSettings } from '../config/types';
-import { filterToSql, prefixRange } from './filter/to-sql';
+import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
 import { PostgresSubjectEvents } from './postgres-events';
@@ -65,6 +65,7 @@ const STATEMENTS = {
   byKey: `SELECT s.id, s.attributes, s.version, s.created, s.modified FROM subject_keys k
           JOIN subjects s ON s.context = k.context AND s.id = k.subject_id WHERE k.context = $1 AND k.key = $2`,
   count: 'SELECT count(*)::integer AS n FROM subjects WHERE context = $1',
+  distinct: DISTINCT_VALUES_SQL,
   listFirst: `SELECT ${COLUMNS} FROM subjects WHERE context = $1 ORDER BY id LIMIT $2`,
   listAfter: `SELECT ${COLUMNS} FROM subjects WHERE context = $1 AND id > $2 ORDER BY id LIMIT $3`,
   remove: 'DELETE FROM subjects WHERE context = $1 AND id = $2',
@@ -450,6 +451,10 @@ export class PostgresSubjectStore implements SubjectStore {
       'INSERT INTO subject_values (context, subject_id, name, value_lc, least) SELECT $1, t.id, t.n, t.v, t.l FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[]) AS t(id, n, v, l)',
       [context, values.map(([id]) => id), values.map(([, name]) => name), values.map(([, , value]) => value), values.map(([, , , least]) => least)],
     );
+  }
+
+  async distinctValues(context: string, attribute: string): Promise<string[]> {
+    return (await this.query<{ v: string }>(named('distinct', [context, attribute]))).map((row) => row.v);
   }
 
   async count(context: string): Promise<number> {

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
-import { filterToSql, prefixRange } from './filter/to-sql';
+import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { SQLITE_EVENTS_MIGRATION, SqliteSubjectEvents } from './sqlite-events';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
@@ -101,6 +101,7 @@ export class SqliteSubjectStore implements SubjectStore {
       insertValue: db.prepare('INSERT INTO subject_values (context, subject_id, name, value_lc, least) VALUES (?, ?, ?, ?, ?)'),
       removeValues: db.prepare('DELETE FROM subject_values WHERE context = ? AND subject_id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM subjects WHERE context = ?'),
+      distinct: db.prepare<[{ context: string; name: string }], string>(DISTINCT_VALUES_SQL.replaceAll('$1', '@context').replaceAll('$2', '@name')).pluck(),
     };
   }
 
@@ -217,6 +218,10 @@ export class SqliteSubjectStore implements SubjectStore {
       query.quantity,
     );
     return { results: page.map(toSubject), total };
+  }
+
+  async distinctValues(context: string, attribute: string): Promise<string[]> {
+    return this.statements.distinct.all({ context, name: attribute });
   }
 
   async count(context: string): Promise<number> {

@@ -130,6 +130,12 @@ export interface SubjectStore {
   /** Writes all of `subjects` or, on any error, none of them (`svc import`). */
   importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void>;
   count(context: string): Promise<number>;
+  /**
+   * The distinct values of `attribute` (a searchable one) among the context's subjects, folded
+   * (subject.ts's fold), each once, in code-point order: from the store's own query (SQL: a loose
+   * scan of the values' index, one probe per distinct value). SCIM's groups are the roles held.
+   */
+  distinctValues(context: string, attribute: string): Promise<string[]>;
   /** The subjects' events (SPEC 10.4), beside the subjects (an LDAP store's: svc's own events.sqlite); absent where a store keeps none. */
   readonly events?: SubjectEvents;
   /** True when the backing store answers (for /ready). */

@@ -38,6 +38,18 @@ const SQL_COMPARISON = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<='
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
+/**
+ * The distinct folded values of one attribute ($2) in a context ($1), both stores' subject_values:
+ * a loose index scan of subject_values_lookup (context, name, value_lc), each step the next value
+ * after the last one found, so it costs one index probe per distinct value, not a read of every
+ * subject's (neither SQLite nor PostgreSQL skips through an index for a DISTINCT by itself).
+ */
+export const DISTINCT_VALUES_SQL = `WITH RECURSIVE d(v) AS (
+    SELECT (SELECT value_lc FROM subject_values WHERE context = $1 AND name = $2 ORDER BY value_lc LIMIT 1)
+    UNION ALL
+    SELECT (SELECT value_lc FROM subject_values WHERE context = $1 AND name = $2 AND value_lc > d.v ORDER BY value_lc LIMIT 1) FROM d WHERE d.v IS NOT NULL
+  ) SELECT v FROM d WHERE v IS NOT NULL`;
+
 /** Sorts after every character (and so after every continuation of a prefix) in code-point order. */
 export const PREFIX_RANGE_TOP = '\u{10FFFF}';
 
