@@ -42,16 +42,25 @@ export class MailDelivery {
   private running?: Promise<void>;
   private again = false;
   private stopped = true;
+  /** Stopped for good (the core closed): nothing starts it again. */
+  private closed = false;
 
   constructor(private readonly deps: DeliveryDeps) {}
 
   start(): void {
+    if (this.closed) return;
     this.stopped = false;
     this.kick();
   }
 
+  /** Starts sending if it had not started (a reload that added `mail` to a core started without it). */
+  ensureStarted(): void {
+    if (this.stopped) this.start();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     await this.running;
     this.transport?.transporter.close();

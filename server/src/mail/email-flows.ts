@@ -113,7 +113,9 @@ export class EmailFlows {
 
   private async queue(intent: Omit<MailIntent, 'notAfter'>, minutes: number): Promise<void> {
     await this.deps.store().enqueue({ ...intent, notAfter: this.deps.now() + minutes * 60_000 }, this.deps.now());
-    this.deps.delivery().kick();
+    const delivery = this.deps.delivery();
+    delivery.ensureStarted();
+    delivery.kick();
   }
 
   /** Takes a slot of the subject's mails; false (nothing to send) past 3 an hour. */
