@@ -9,7 +9,7 @@ import { testConfigDocument } from '../helpers/core-server';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { opensslRequirement, type Issued } from '../helpers/pki';
 import { describeWithService } from '../helpers/services';
-import { startSvc, stopSvc, type Running } from '../helpers/svc-process';
+import { loggedEntry, startSvc, stopSvc, type Running } from '../helpers/svc-process';
 import { rawSend } from '../helpers/tls-http';
 import { addCertificateClients, makePki, type Pki } from './fixture';
 
@@ -61,7 +61,7 @@ describeWithService(opensslRequirement(), 'CRL reload on SIGHUP (a real svc serv
     expect([revoked.status, revoked.json?.code]).toEqual([401, 'invalid_client']);
     expect((await login(second)).status).toBe(200);
     expect(core.child.pid).toBe(pid);
-    const audit = core.log.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.event === 'client_validation').pop();
+    const audit = await loggedEntry(core, (e) => e.event === 'client_validation' && e.reason === 'certificate:revoked');
     expect(audit).toMatchObject({ reason: 'certificate:revoked', serial: pki.app.serial, subject: pki.app.subject });
 
     // The same list with one byte of its signature changed: refused as a whole.

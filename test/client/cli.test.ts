@@ -77,7 +77,7 @@ describe('svc cli', () => {
     expect((JSON.parse(sorted.stdout) as { results: { uniqueId: string }[] }).results.map((s) => s.uniqueId)).toEqual(['dora', 'bob', 'alice']);
     const csv = await cli(['search', '--sort', 'mail', '--csv']);
     expect(csv).toMatchObject({ code: 0, stderr: '' });
-    expect(csv.stdout.split('\r\n')).toEqual(['uniqueId,mail,givenName,familyName,roles,disabled', 'alice,alice@example.com,Alice,Anders,admin,', 'bob,bob@example.com,Bob,Berg,user,', 'dora,dora@example.com,,Diaz,user,', '']);
+    expect(csv.stdout.split('\r\n')).toEqual(['uniqueId,mail,givenName,familyName,roles,disabled,userName,displayName,externalId', 'alice,alice@example.com,Alice,Anders,admin,,,,', 'bob,bob@example.com,Bob,Berg,user,,,,', 'dora,dora@example.com,,Diaz,user,,,,', '']);
     expect((await cli(['search', '--sort', 'roles'])).stderr).toMatch(/^svc cli: invalid_request \(400\)/);
     expect((await cli(['search', '--order', 'up'])).code).toBe(2);
     expect((await cli(['search', '--csv', '--quantity', '5'])).code).toBe(2);

@@ -66,6 +66,19 @@ export function startSvc<T>(args: string[], env: NodeJS.ProcessEnv, ready: (entr
   });
 }
 
+/**
+ * The last log entry of `running` that `matches`, once it is there: a process writes its lines in
+ * batches (at most 100 ms late, common/src/log.ts), so a line about a request may follow its answer.
+ */
+export async function loggedEntry(running: Running, matches: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+  for (let waited = 0; ; waited += 20) {
+    const found = running.log.map((line) => JSON.parse(line) as Record<string, unknown>).filter(matches).pop();
+    if (found) return found;
+    if (waited >= 10_000) throw new Error('no such log line within 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 /** `svc server --config FILE --port PORT` (0: an ephemeral one), once it listens; `ready` is its origin. */
 export function startCoreProcess(configFile: string, port = '0'): Promise<Running & { ready: string }> {
   return startSvc(['server', '--config', configFile, '--port', port], {}, (entry) => (entry.msg === 'core server listening' ? String(entry.url) : undefined));

@@ -35,11 +35,11 @@ describe('SEARCH as text/csv', () => {
     expect(answer.headers.get('content-disposition')).toBe('attachment; filename="employees-subjects.csv"');
     const text = await answer.text();
     const lines = text.split('\r\n');
-    expect(lines[0]).toBe('uniqueId,mail,givenName,familyName,roles,disabled');
+    expect(lines[0]).toBe('uniqueId,mail,givenName,familyName,roles,disabled,userName,displayName,externalId');
     expect(lines.slice(1, -1).map((l) => l.split(',')[0])).toEqual(['alice', 'bob', 'carol']);
     expect(lines.at(-1)).toBe('');
     // A comma and quotes are quoted, a formula is defused, a list's values are one field.
-    expect(text).toContain('carol,carol@example.com,"Carol, ""C""",\'=SUM(A1),"user\nauditor",\r\n');
+    expect(text).toContain('carol,carol@example.com,"Carol, ""C""",\'=SUM(A1),"user\nauditor",,,,\r\n');
     expect(text).not.toMatch(/password/i);
     expect(await (await get('?format=csv', admin, 'application/json')).text()).toBe(text);
   });

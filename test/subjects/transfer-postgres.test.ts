@@ -58,7 +58,8 @@ describeWithService(postgres, 'svc export / migrate / import: SQLite → Postgre
 
   test('the demo exports its subjects with their hashes', () => {
     const lines = fromDemo.trimEnd().split('\n').map((line) => JSON.parse(line));
-    expect(lines.map((line) => line.uniqueId)).toEqual(['alice', 'bob']);
+    // The demo's SCIM service subject (SPEC 14) travels like any other: no password, role provisioner.
+    expect(lines.map((line) => line.uniqueId)).toEqual(['alice', 'bob', 'scim-employees']);
     expect(lines[1].attributes.password).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(lines[1].attributes.passwordAnswers).toHaveLength(2);
   });
