@@ -38,7 +38,7 @@ import { Accounts } from './login/account';
 import { LoginService } from './login/login-service';
 import { Decisions } from './policy/decisions';
 import { FactorStore } from './otp/factor-store';
-import { GroupStore, ScimGroups } from './scim/groups';
+import { ScimGroups } from './scim/groups';
 import { SecondFactors, WRONG_CODE_LIMITS } from './otp/second-factors';
 import { MemoryUsedSteps } from './otp/used-steps';
 import { MailDelivery } from './mail/delivery';
@@ -110,9 +110,8 @@ export class Core {
   private mailStore?: MailStore;
   /** `otp.sqlite` in the data directory, opened at first use. */
   private factorStore?: FactorStore;
-  /** SCIM's groups (SPEC 14): a context's roles as groups, kept in `scim.sqlite` in the data directory. */
+  /** SCIM's groups (SPEC 14): a context's roles as groups, kept beside its subjects (SubjectStore.groups). */
   readonly scimGroups: ScimGroups;
-  private groupStore?: GroupStore;
   private otpKey?: Buffer;
   private readonly contexts = new Map<string, { config: ContextConfig; store: SubjectStore }>();
   /** The audit events about subjects, kept in their stores, and their retention job (SPEC 10.4). */
@@ -202,7 +201,6 @@ export class Core {
       denyStatus: () => this.config.settings.denyStatus,
     });
     this.scimGroups = new ScimGroups({
-      store: () => (this.groupStore ??= (mkdirSync(this.config.server.dataDir, { recursive: true, mode: 0o700 }), new GroupStore(dataFile('scim.sqlite')))),
       subjects: this.subjects,
       subjectOperations: this.subjectOperations,
       decisions: this.decisions,
@@ -424,7 +422,6 @@ export class Core {
     await this.changes?.close();
     await Promise.all([...this.stores.values()].map((s) => s.close()));
     this.factorStore?.close();
-    this.groupStore?.close();
     await this.sessions.close?.();
   }
 }

@@ -88,3 +88,32 @@ describe('the group list is always the roles held', () => {
     await server.core.subjects.update('employees', 'g2', { roles: ['user'] }, 'admin');
   });
 });
+
+describe('a role nobody holds any more', () => {
+  it('is no group, keeps its id for when it comes back; a group SCIM made or changed stays, empty', async () => {
+    await server.core.subjects.update('employees', 'g1', { roles: ['user', 'temp'] }, 'admin');
+    const find = async (name: string) => (await scim.request('GET', `/Groups?filter=${encodeURIComponent(`displayName eq "${name}"`)}`)).body!.Resources as Array<{ id: string }>;
+    const [temp] = await find('temp');
+    await server.core.subjects.update('employees', 'g1', { roles: ['user'] }, 'admin');
+    expect(await find('temp')).toEqual([]);
+    expect((await scim.request('GET', `/Groups/${temp.id}`)).status).toBe(404);
+    await server.core.subjects.update('employees', 'g2', { roles: ['user', 'temp'] }, 'admin');
+    expect((await find('temp')).map((g) => g.id)).toEqual([temp.id]);
+    // Emptied over SCIM, it is SCIM's own from then on: it stays.
+    expect((await scim.request('PUT', `/Groups/${temp.id}`, { schemas: [GROUP], displayName: 'temp', members: [] })).status).toBe(200);
+    expect(await roles('g2')).toEqual(['user']);
+    expect((await find('temp')).map((g) => g.id)).toEqual([temp.id]);
+    expect((await scim.request('GET', `/Groups/${temp.id}`)).body).toMatchObject({ displayName: 'temp', members: [] });
+    expect((await scim.request('DELETE', `/Groups/${temp.id}`)).status).toBe(204);
+  });
+
+  it('made again over SCIM is the group of the id it had', async () => {
+    await server.core.subjects.update('employees', 'g1', { roles: ['user', 'once'] }, 'admin');
+    const [once] = (await scim.request('GET', `/Groups?filter=${encodeURIComponent('displayName eq "once"')}`)).body!.Resources as Array<{ id: string }>;
+    await server.core.subjects.update('employees', 'g1', { roles: ['user'] }, 'admin');
+    const made = await scim.request('POST', '/Groups', { schemas: [GROUP], displayName: 'once' });
+    expect(made.status).toBe(201);
+    expect(made.body!.id).toBe(once.id);
+    expect((await scim.request('DELETE', `/Groups/${once.id}`)).status).toBe(204);
+  });
+});

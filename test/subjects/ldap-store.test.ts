@@ -13,6 +13,7 @@ import { Readable } from 'node:stream';
 import { InvalidAttributes, ServiceUnavailable } from '../../common/src/errors';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
+import { SubjectGroupsFile } from '../../server/src/subjects/groups-file';
 import { SubjectEventsFile } from '../../server/src/subjects/events-file';
 import { LdapSubjectStore, ldapShapes } from '../../server/src/subjects/ldap-store';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
@@ -36,7 +37,7 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
   const opened: SubjectStore[] = [];
   let eventsDir: string;
   let eventFiles = 0;
-  const storeOn = async (more = {}, options: { events?: SubjectEventsFile } = {}) => {
+  const storeOn = async (more = {}, options: { events?: SubjectEventsFile; groups?: SubjectGroupsFile } = {}) => {
     const store = new LdapSubjectStore(slapd.settings(more), shapes, options);
     opened.push(store);
     return store;
@@ -58,12 +59,14 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       make: async () => {
         await slapd.clear(CONTEXTS);
         // Its subject events in svc's own file (a fresh data directory's events.sqlite each time).
-        const store = await storeOn({}, { events: new SubjectEventsFile(join(eventsDir, String(++eventFiles), 'events.sqlite')) });
+        const dir = join(eventsDir, String(++eventFiles));
+        const store = await storeOn({}, { events: new SubjectEventsFile(join(dir, 'events.sqlite')), groups: new SubjectGroupsFile(join(dir, 'groups.sqlite')) });
         await store.open!();
         return store;
       },
-      twin: async () => {
-        const twin = await storeOn();
+      // Another core sharing the data directory: its groups.sqlite.
+      twin: async (store) => {
+        const twin = await storeOn({}, { groups: new SubjectGroupsFile((store.groups as SubjectGroupsFile).file) });
         await twin.open!();
         return twin;
       },

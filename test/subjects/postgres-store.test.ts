@@ -131,6 +131,8 @@ describeWithService(postgres, 'PostgresSubjectStore', () => {
         [schema],
       );
       expect(columns.map((c) => c.column)).toEqual([
+        'scim_groups.id',
+        'scim_groups.name',
         'subject_events.at',
         'subject_events.subject_id',
         'subject_keys.key',

@@ -344,6 +344,46 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
     });
   });
 
+  describe("SCIM's groups, beside the subjects and shared where they are (SPEC 14)", () => {
+    it('registers each role seen once, in any case, keeps its id, and another core sees the same', async () => {
+      expect(await store.groups.list(E)).toEqual([]);
+      await store.groups.ensure(E, ['user', 'Sales']);
+      await store.groups.ensure(E, ['USER', 'ops']);
+      const listed = await store.groups.list(E);
+      expect(listed.map((g) => [g.name, g.kept, g.version])).toEqual([['ops', false, 1], ['Sales', false, 1], ['user', false, 1]]);
+      const twin = await other();
+      expect(await twin.groups.list(E)).toEqual(listed);
+      expect(await twin.groups.byNames(E, ['SALES', 'nobody'])).toEqual([listed[1]]);
+      expect(await twin.groups.get(E, listed[2].id)).toEqual(listed[2]);
+      expect(await store.groups.list(C)).toEqual([]);
+    });
+
+    it('creates a group kept, refuses a taken name in any case, renames on the version read, deletes', async () => {
+      const made = await store.groups.create(E, 'Night');
+      expect(made).toMatchObject({ name: 'Night', version: 1, kept: true });
+      await expect(store.groups.create(E, 'night')).rejects.toBeInstanceOf(Conflict);
+      await store.groups.ensure(E, ['day']);
+      const [day] = await store.groups.byNames(E, ['day']);
+      await expect(store.groups.update(E, made, 'DAY')).rejects.toBeInstanceOf(Conflict);
+      expect(await store.groups.update(E, made, 'Late')).toBe(true);
+      expect(await store.groups.update(E, made, 'Later')).toBe(false);
+      expect(await (await other()).groups.get(E, made.id)).toMatchObject({ id: made.id, name: 'Late', version: 2, kept: true });
+      expect(await store.groups.update(E, day, 'Dawn')).toBe(true);
+      expect(await store.groups.get(E, day.id)).toMatchObject({ name: 'Dawn', kept: true });
+      expect(await store.groups.delete(E, made.id)).toBe(true);
+      expect(await store.groups.delete(E, made.id)).toBe(false);
+      expect(await store.groups.get(E, made.id)).toBeUndefined();
+    });
+
+    it('of two cores seeing a role first at once, one id is assigned', async () => {
+      const twin = await other();
+      await Promise.all([store.groups.ensure(E, ['race', 'x']), twin.groups.ensure(E, ['RACE', 'y'])]);
+      const all = await store.groups.list(E);
+      expect(all.map((g) => g.name.toLowerCase())).toEqual(['race', 'x', 'y']);
+      expect(await twin.groups.list(E)).toEqual(all);
+    });
+  });
+
   describe('subject events (SPEC 10.4), where the store keeps them', () => {
     const event = (n: number, at = `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`) => ({ at, type: 'login', client: 'svc-web', principal: null, peer: '10.0.0.1', detail: `success ${n}` });
 

@@ -1,10 +1,12 @@
 /**
- * SCIM Groups ↔ a context's roles (SPEC 14). The groups are kept in svc's own SQLite file
- * `scim.sqlite` in the data directory (as second factors are in `otp.sqlite`): a stable id assigned by
- * svc, the displayName (the role), created, modified and a version, per context, so an empty group an
- * identity provider creates before its members persists. Every role a subject holds is a group too:
- * each list asks the subject store for the distinct roles held (its own query) and gives a role seen
- * for the first time its id, kept from then on, whichever transport gave the role.
+ * SCIM Groups ↔ a context's roles (SPEC 14). The groups are kept beside the context's subjects
+ * (SubjectStore.groups: PostgreSQL's scim_groups shared by every core, the SQLite store's file, an
+ * `ldap` store's groups.sqlite): a stable id assigned by svc, the displayName (the role), created,
+ * modified and a version, so an empty group an identity provider creates before its members
+ * persists. Every role a subject holds is a group too: each list asks the subject store for the
+ * distinct roles held (its own query) and gives a role seen for the first time its id, kept from
+ * then on, whichever transport gave the role; a role nobody holds is no group unless SCIM made or
+ * changed it.
  *
  * Members are the subjects holding the role: adding or removing one writes that subject's `roles`
  * through SubjectOperations (validation, audit, roles cache, the provisioner's adminRoles rule); a
@@ -13,108 +15,20 @@
  * adminRoles rule, all before the first is written: one refusal refuses the whole write. A role named in the
  * context's `adminRoles` is neither renamed nor deleted over SCIM (400 mutability).
  */
-import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
 import { AttributeNotWritable, Conflict, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import type { FilterNode } from '../subjects/filter/ast';
 import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
+import type { StoredGroup, SubjectGroups } from '../subjects/subject-groups';
 import { expectedVersion, ROLES_ATTRIBUTE, type Actor, type SubjectOperations } from '../subjects/subject-operations';
 import type { SubjectService } from '../subjects/subject-service';
 import type { Asker, Decisions } from '../policy/decisions';
 
-export interface StoredGroup {
-  id: string;
-  name: string;
-  created: string;
-  modified: string;
-  version: number;
-}
-
-interface Row {
-  id: string;
-  name: string;
-  created: string;
-  modified: string;
-  version: number;
-}
-
-export class GroupStore {
-  private readonly db: Database.Database;
-  private readonly statements = new Map<string, Database.Statement>();
-
-  /** A statement prepared once (every User answer reads its groups by name). */
-  private prepare(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) this.statements.set(sql, (statement = this.db.prepare(sql)));
-    return statement;
-  }
-
-  constructor(file: string) {
-    this.db = new Database(file, { timeout: 2000 });
-    this.db.pragma('journal_mode = WAL');
-    this.db.exec(`CREATE TABLE IF NOT EXISTS groups (context TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL, name_lc TEXT NOT NULL,
-      created TEXT NOT NULL, modified TEXT NOT NULL, version INTEGER NOT NULL, PRIMARY KEY (context, id)) WITHOUT ROWID;
-      CREATE UNIQUE INDEX IF NOT EXISTS groups_name ON groups (context, name_lc)`);
-  }
-
-  list(context: string): StoredGroup[] {
-    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? ORDER BY name_lc, id').all(context) as Row[];
-  }
-
-  get(context: string, id: string): StoredGroup | undefined {
-    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND id = ?').get(context, id) as Row | undefined;
-  }
-
-  byName(context: string, name: string): StoredGroup | undefined {
-    return this.prepare('SELECT id, name, created, modified, version FROM groups WHERE context = ? AND name_lc = ?').get(context, fold(name)) as Row | undefined;
-  }
-
-  /** Registers each name that is no group yet; existing ones stay as they are. */
-  ensure(context: string, names: Iterable<string>): void {
-    const insert = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING');
-    const now = new Date().toISOString();
-    this.db.transaction(() => {
-      for (const name of names) insert.run(context, randomUUID(), name, fold(name), now, now);
-    })();
-  }
-
-  create(context: string, name: string): StoredGroup {
-    const now = new Date().toISOString();
-    const id = randomUUID();
-    const changes = this.prepare('INSERT INTO groups (context, id, name, name_lc, created, modified, version) VALUES (?, ?, ?, ?, ?, ?, 1) ON CONFLICT DO NOTHING').run(context, id, name, fold(name), now, now).changes;
-    if (changes === 0) throw new Conflict('a group of this displayName exists');
-    return this.get(context, id)!;
-  }
-
-  /** A new name and/or a new version (members changed), on the version read; false when another write came first. */
-  update(context: string, group: StoredGroup, name: string): boolean {
-    try {
-      return this.prepare('UPDATE groups SET name = ?, name_lc = ?, modified = ?, version = version + 1 WHERE context = ? AND id = ? AND version = ?').run(name, fold(name), new Date().toISOString(), context, group.id, group.version).changes === 1;
-    } catch (error) {
-      if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new Conflict('a group of this displayName exists');
-      throw error;
-    }
-  }
-
-  delete(context: string, id: string): boolean {
-    return this.prepare('DELETE FROM groups WHERE context = ? AND id = ?').run(context, id).changes === 1;
-  }
-
-  close(): void {
-    this.db.close();
-  }
-}
+export type { StoredGroup };
 
 /** Subjects read per page when members are listed or a role is renamed. */
 const PAGE = 500;
 
-export interface GroupWithMembers {
-  group: StoredGroup;
-  members: StoredSubject[];
-}
-
 export interface GroupsDeps {
-  store(): GroupStore;
   subjects: SubjectService;
   subjectOperations: SubjectOperations;
   /** Every member's change is decided as an UPDATE of that subject (SPEC 6, 14). */
@@ -132,16 +46,33 @@ export class ScimGroups {
    * spelling is a holder's (roles are held exactly; groups are named case-insensitively).
    */
   async list(contextId: string): Promise<StoredGroup[]> {
-    const store = this.deps.store();
+    const groups = this.groupsIn(contextId);
     const { config, store: subjects } = this.deps.subjects.context(contextId);
     const defaults = valuesOf(config.definition.attributes[ROLES_ATTRIBUTE]?.default);
     const held = new Set([...defaults.map(fold), ...(await subjects.distinctValues(contextId, ROLES_ATTRIBUTE))]);
-    const groups = store.list(contextId);
-    for (const group of groups) held.delete(fold(group.name));
-    if (held.size === 0) return groups;
-    const spellings = await Promise.all([...held].map((folded) => this.spelling(contextId, folded, defaults)));
-    store.ensure(contextId, spellings);
-    return store.list(contextId);
+    let all = await groups.list(contextId);
+    const named = new Set(all.map((g) => fold(g.name)));
+    const unseen = [...held].filter((folded) => !named.has(folded));
+    if (unseen.length) {
+      await groups.ensure(contextId, await Promise.all(unseen.map((folded) => this.spelling(contextId, folded, defaults))));
+      all = await groups.list(contextId);
+    }
+    // A role nobody holds any more is no group, unless SCIM made or changed it (its id stays for when the role comes back).
+    return all.filter((g) => g.kept || held.has(fold(g.name)));
+  }
+
+  /** The groups of a context's subject store (SPEC 14: beside the subjects, shared where they are). */
+  private groupsIn(contextId: string): SubjectGroups {
+    return this.deps.subjects.context(contextId).store.groups;
+  }
+
+  /** Whether a group is one now: SCIM's own, or its role is held (or a default role). */
+  private async listed(contextId: string, group: StoredGroup): Promise<boolean> {
+    if (group.kept) return true;
+    const { config } = this.deps.subjects.context(contextId);
+    if (valuesOf(config.definition.attributes[ROLES_ATTRIBUTE]?.default).some((role) => fold(role) === fold(group.name))) return true;
+    const tree: FilterNode = { op: 'eq', attr: ROLES_ATTRIBUTE, value: group.name };
+    return (await this.deps.subjects.search(contextId, { tree, offset: 0, quantity: 1 })).total > 0;
   }
 
   /** How a role first seen folded is written: a default role's spelling, else a holder's. */
@@ -154,14 +85,14 @@ export class ScimGroups {
   }
 
   async get(contextId: string, id: string): Promise<StoredGroup> {
-    const group = this.deps.store().get(contextId, id);
-    if (!group) throw new NotFound(`group ${id} not found`);
+    const group = await this.groupsIn(contextId).get(contextId, id);
+    if (!group || !(await this.listed(contextId, group))) throw new NotFound(`group ${id} not found`);
     return group;
   }
 
-  /** The name of a group id, for the users' `groups.value` filter (undefined: no such group). */
-  nameOf(contextId: string, id: string): string | undefined {
-    return this.deps.store().get(contextId, id)?.name;
+  /** The groups of users' roles for one request (User answers' `groups`): each role looked up once. */
+  lookup(contextId: string): GroupLookup {
+    return new GroupLookup(this.groupsIn(contextId), contextId);
   }
 
   /** Every subject holding the role, a page at a time from the store's own query. */
@@ -176,35 +107,31 @@ export class ScimGroups {
     }
   }
 
-  /** The groups a subject is a member of (a User's `groups`). */
-  async groupsOf(contextId: string, subject: StoredSubject): Promise<StoredGroup[]> {
-    const roles = valuesOf(subject.attributes[ROLES_ATTRIBUTE]);
-    if (!roles.length) return [];
-    const store = this.deps.store();
-    const found = roles.map((role) => store.byName(contextId, role));
-    if (found.every((g) => g !== undefined)) return found as StoredGroup[];
-    // A role given since (over REST, or a definition's default): registered now, in one write.
-    store.ensure(contextId, roles);
-    return roles.map((role) => store.byName(contextId, role)).filter((g): g is StoredGroup => g !== undefined);
-  }
-
   async create(asker: Asker, contextId: string, name: string, memberIds: readonly string[]): Promise<StoredGroup> {
     checkName(name);
-    // Every role held is a group already: a new group of a held role's name is a conflict.
+    // Every role held is a group already (registered by the list): a new group of its name is a conflict.
     await this.list(contextId);
-    const store = this.deps.store();
-    if (store.byName(contextId, name)) throw new Conflict('a group of this displayName exists');
+    const groups = this.groupsIn(contextId);
+    const [same] = await groups.byNames(contextId, [name]);
+    if (same && (await this.listed(contextId, same))) throw new Conflict('a group of this displayName exists');
     const add = (roles: string[]) => (roles.includes(name) ? roles : [...roles, name]);
     const writes = await this.decideAll(asker, contextId, new Map(memberIds.map((id) => [id, add])), new Map());
-    const group = store.create(contextId, name);
+    // A role nobody holds any more keeps its id: made again over SCIM, it is that group, now SCIM's own.
+    let group: StoredGroup;
+    if (same) {
+      if (!(await groups.update(contextId, same, name))) throw new PreconditionFailed('the group changed during this write; send it again');
+      group = (await groups.get(contextId, same.id))!;
+    } else {
+      group = await groups.create(contextId, name);
+    }
     try {
       await this.writeAll(asker, contextId, writes);
     } catch (error) {
       // The group and the members given are one request: a member that cannot be added undoes it.
-      store.delete(contextId, group.id);
+      if (!same) await groups.delete(contextId, group.id);
       throw error;
     }
-    return store.get(contextId, group.id)!;
+    return (await groups.get(contextId, group.id))!;
   }
 
   /**
@@ -213,9 +140,8 @@ export class ScimGroups {
    * group's ETag.
    */
   async change(asker: Asker, contextId: string, id: string, next: { name: string; members: readonly string[] }, ifMatch?: string): Promise<StoredGroup> {
-    const store = this.deps.store();
-    const group = store.get(contextId, id);
-    if (!group) throw new NotFound(`group ${id} not found`);
+    const groups = this.groupsIn(contextId);
+    const group = await this.get(contextId, id);
     const version = expectedVersion(ifMatch);
     if (version !== undefined && version !== group.version) throw new PreconditionFailed('the group has changed');
     checkName(next.name);
@@ -225,8 +151,12 @@ export class ScimGroups {
     if (renamed) {
       // A role held under the new name is a group too (registered by the list): renaming onto it is a conflict.
       await this.list(contextId);
-      const other = store.byName(contextId, next.name);
-      if (other && other.id !== group.id) throw new Conflict('a group of this displayName exists');
+      const [other] = await groups.byNames(contextId, [next.name]);
+      if (other && other.id !== group.id) {
+        if (await this.listed(contextId, other)) throw new Conflict('a group of this displayName exists');
+        // A role nobody holds any more gives its name up to the rename.
+        await groups.delete(contextId, other.id);
+      }
     }
     const current = await this.members(contextId, group.name);
     const wanted = new Set(next.members);
@@ -237,20 +167,18 @@ export class ScimGroups {
     for (const member of held.keys()) changes.set(member, wanted.has(member) ? rename : (roles) => roles.filter((r) => r !== group.name));
     const writes = await this.decideAll(asker, contextId, changes, held);
     await this.writeAll(asker, contextId, writes);
-    if (!store.update(contextId, group, next.name)) throw new PreconditionFailed('the group changed during this write; send it again');
-    return store.get(contextId, id)!;
+    if (!(await groups.update(contextId, group, next.name))) throw new PreconditionFailed('the group changed during this write; send it again');
+    return (await groups.get(contextId, id))!;
   }
 
   async delete(asker: Asker, contextId: string, id: string): Promise<void> {
-    const store = this.deps.store();
-    const group = store.get(contextId, id);
-    if (!group) throw new NotFound(`group ${id} not found`);
+    const group = await this.get(contextId, id);
     if (this.deps.subjects.context(contextId).config.adminRoles.includes(group.name)) throw new AttributeNotWritable(`the group ${group.name} is an admin role of the context: it is not deleted over SCIM`);
     const current = await this.members(contextId, group.name);
     const remove = (roles: string[]) => roles.filter((r) => r !== group.name);
     const writes = await this.decideAll(asker, contextId, new Map(current.map((s) => [s.uniqueId, remove])), new Map(current.map((s) => [s.uniqueId, s])));
     await this.writeAll(asker, contextId, writes);
-    store.delete(contextId, id);
+    await this.groupsIn(contextId).delete(contextId, id);
   }
 
   /**
@@ -302,4 +230,45 @@ interface RoleWrite {
 
 function checkName(name: string): void {
   if (typeof name !== 'string' || name.trim() === '' || name.length > 256) throw new InvalidRequest('displayName is 1 to 256 characters', { extensions: { scimType: 'invalidValue' } });
+}
+
+/**
+ * The groups of users' roles for one request: a page of users costs one lookup of the roles not
+ * met yet (and one registration of those never seen), not one per user and role.
+ */
+export class GroupLookup {
+  private readonly known = new Map<string, StoredGroup>();
+
+  constructor(
+    private readonly groups: SubjectGroups,
+    private readonly contextId: string,
+  ) {}
+
+  /** Looks up (and registers, when first seen) every role of these subjects not met yet. */
+  async load(subjects: readonly StoredSubject[]): Promise<void> {
+    const missing = new Map<string, string>();
+    for (const subject of subjects) for (const role of valuesOf(subject.attributes[ROLES_ATTRIBUTE])) if (!this.known.has(fold(role))) missing.set(fold(role), role);
+    if (missing.size === 0) return;
+    const names = [...missing.values()];
+    let found = await this.groups.byNames(this.contextId, names);
+    if (found.length < missing.size) {
+      // A role given since the last list (over REST, or a definition's default): its id is assigned now.
+      const have = new Set(found.map((g) => fold(g.name)));
+      await this.groups.ensure(this.contextId, names.filter((name) => !have.has(fold(name))));
+      found = await this.groups.byNames(this.contextId, names);
+    }
+    for (const group of found) this.known.set(fold(group.name), group);
+  }
+
+  /** The groups a subject is a member of (a User's `groups`). */
+  async of(subject: StoredSubject): Promise<StoredGroup[]> {
+    await this.load([subject]);
+    // Roles spelled in two cases are one group.
+    const groups = new Map<string, StoredGroup>();
+    for (const role of valuesOf(subject.attributes[ROLES_ATTRIBUTE])) {
+      const group = this.known.get(fold(role));
+      if (group) groups.set(group.id, group);
+    }
+    return [...groups.values()];
+  }
 }

@@ -12,6 +12,8 @@ import { subjectOrder } from './sort';
 import { AssertionControl, VlvRequestControl, type DirectoryClient } from './ldap-protocol';
 import { openOnce } from './open-once';
 import type { SubjectEventsFile } from './events-file';
+import type { SubjectGroupsFile } from './groups-file';
+import { MemorySubjectGroups, type SubjectGroups } from './subject-groups';
 import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
 
@@ -60,13 +62,16 @@ export class LdapSubjectStore implements SubjectStore {
   directoryMaxFailure = 0;
   /** The subjects' events (SPEC 10.4): not in the directory, in svc's own `events.sqlite` (events-file.ts). */
   readonly events?: SubjectEventsFile;
+  /** SCIM's groups (SPEC 14): not in the directory, in svc's own `groups.sqlite` (groups-file.ts); in memory when none is given. */
+  readonly groups: SubjectGroups;
 
   constructor(
     private readonly settings: LdapSettings,
     private readonly contexts: ReadonlyMap<string, LdapContextShape>,
-    private readonly options: { log?: Logger; now?: () => Date; events?: SubjectEventsFile } = {},
+    private readonly options: { log?: Logger; now?: () => Date; events?: SubjectEventsFile; groups?: SubjectGroupsFile } = {},
   ) {
     this.events = options.events;
+    this.groups = options.groups ?? new MemorySubjectGroups(options.now);
     this.pool = new LdapPool(settings, options.log);
     this.entries = new LdapEntries(settings, contexts);
     this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.run(async (client) => (await this.readEntry(client, context, uniqueId))?.dn), options.log);
@@ -482,6 +487,7 @@ export class LdapSubjectStore implements SubjectStore {
 
   async close(): Promise<void> {
     this.events?.close();
+    this.options.groups?.close();
     await this.pool.close();
   }
 }

@@ -1,6 +1,7 @@
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { matchesFilter } from './filter/evaluate';
 import { MemorySubjectEvents } from './memory-events';
+import { MemorySubjectGroups } from './subject-groups';
 import { subjectOrder } from './sort';
 import { importConflict, keysTaken, matchesSearchText, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
@@ -16,9 +17,12 @@ const byUniqueId = (a: StoredSubject, b: StoredSubject) => (a.uniqueId < b.uniqu
 export class MemorySubjectStore implements SubjectStore {
   readonly kind = 'memory';
   readonly events = new MemorySubjectEvents();
+  readonly groups: MemorySubjectGroups;
   private readonly contexts = new Map<string, ContextData>();
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(private readonly now: () => Date = () => new Date()) {
+    this.groups = new MemorySubjectGroups(now);
+  }
 
   private data(context: string): ContextData {
     let data = this.contexts.get(context);

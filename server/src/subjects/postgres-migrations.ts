@@ -72,6 +72,22 @@ export const MIGRATIONS: ReadonlyArray<{ description: string; sql: string }> = [
       CREATE INDEX subject_events_subject ON subject_events (context, subject_id, id);
       CREATE INDEX subject_events_at ON subject_events (at);`,
   },
+  {
+    description: 'SCIM groups: stable ids of the roles held and of the groups made over SCIM, shared by every core',
+    sql: `
+      CREATE TABLE scim_groups (
+        context text NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        name_lc text COLLATE "C" NOT NULL,
+        created text COLLATE "C" NOT NULL,
+        modified text COLLATE "C" NOT NULL,
+        version integer NOT NULL,
+        kept boolean NOT NULL,
+        PRIMARY KEY (context, id)
+      );
+      CREATE UNIQUE INDEX scim_groups_name ON scim_groups (context, name_lc);`,
+  },
 ];
 
 /** The version this svc needs. */

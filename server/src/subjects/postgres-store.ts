@@ -5,6 +5,7 @@ import type { PostgresSettings } from '../config/types';
 import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
+import { PostgresSubjectGroups } from './postgres-groups';
 import { PostgresSubjectEvents } from './postgres-events';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
@@ -89,6 +90,8 @@ const UNAVAILABLE_MESSAGE = /timeout|Connection terminated|connection/i;
 export class PostgresSubjectStore implements SubjectStore {
   readonly kind = 'postgres';
   readonly events = new PostgresSubjectEvents((text, values) => this.query(text, values));
+  /** SCIM's groups (SPEC 14), shared by every core on the schema. */
+  readonly groups = new PostgresSubjectGroups((text, values) => this.query(text, values));
   private readonly pool: Pool;
   private readonly opener = openOnce(() => this.prepare());
   private closed = false;

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { SQLITE_EVENTS_MIGRATION, SqliteSubjectEvents } from './sqlite-events';
+import { SQLITE_GROUPS_MIGRATION, SqliteSubjectGroups } from './subject-groups';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SubjectStore, type SubjectWrite } from './store';
 import type { StoredSubject } from './subject';
@@ -26,6 +27,8 @@ const MIGRATIONS: string[] = [
    CREATE INDEX subject_values_key ON subject_values (context, subject_id, name, value_lc) WHERE least = 1;`,
   // Subject events (SPEC 10.4).
   SQLITE_EVENTS_MIGRATION,
+  // SCIM's groups (SPEC 14).
+  SQLITE_GROUPS_MIGRATION,
 ];
 
 const COLUMNS = 's.id, s.attributes, s.version, s.created, s.modified';
@@ -73,6 +76,7 @@ export class SqliteSubjectStore implements SubjectStore {
   private readonly db: Database.Database;
   private readonly statements;
   readonly events: SqliteSubjectEvents;
+  readonly groups: SqliteSubjectGroups;
 
   constructor(readonly file: string, private readonly now: () => Date = () => new Date()) {
     this.db = openExclusively(file);
@@ -81,6 +85,7 @@ export class SqliteSubjectStore implements SubjectStore {
     this.migrate();
     const db = this.db;
     this.events = new SqliteSubjectEvents(db);
+    this.groups = new SqliteSubjectGroups(db, now);
     this.statements = {
       get: db.prepare<[string, string], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id = ?'),
       exists: db.prepare<[string, string], number>('SELECT 1 FROM subjects WHERE context = ? AND id = ?').pluck(),

@@ -1,3 +1,4 @@
+import type { SubjectGroups } from './subject-groups';
 import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
 import type { SubjectEvents } from './subject-events';
@@ -136,6 +137,8 @@ export interface SubjectStore {
    * scan of the values' index, one probe per distinct value). SCIM's groups are the roles held.
    */
   distinctValues(context: string, attribute: string): Promise<string[]>;
+  /** SCIM's groups (SPEC 14), beside the subjects where they are shared (an LDAP store's: svc's own groups.sqlite). */
+  readonly groups: SubjectGroups;
   /** The subjects' events (SPEC 10.4), beside the subjects (an LDAP store's: svc's own events.sqlite); absent where a store keeps none. */
   readonly events?: SubjectEvents;
   /** True when the backing store answers (for /ready). */

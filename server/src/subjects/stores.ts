@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from '../../../common/src/log';
 import type { SubjectStoreKind, SvcConfig } from '../config/types';
 import { SubjectEventsFile } from './events-file';
+import { SubjectGroupsFile } from './groups-file';
 import { MemorySubjectStore } from './memory-store';
 import { SqliteSubjectStore } from './sqlite-store';
 import type { SubjectStore } from './store';
@@ -33,7 +34,9 @@ export function createSubjectStore(kind: SubjectStoreKind, config: SvcConfig, op
       const { LdapSubjectStore, ldapShapes } = require('./ldap-store') as typeof import('./ldap-store');
       // The directory has no place for subject events: svc's own events.sqlite keeps them (opened at first use).
       const events = new SubjectEventsFile(join(resolve(config.server.dataDir), 'events.sqlite'));
-      return new LdapSubjectStore(settings, ldapShapes(config.contexts.filter((c) => c.store === 'ldap')), { log: options.log, events });
+      // Nor for SCIM's group ids: svc's own groups.sqlite beside it.
+      const groups = new SubjectGroupsFile(join(resolve(config.server.dataDir), 'groups.sqlite'));
+      return new LdapSubjectStore(settings, ldapShapes(config.contexts.filter((c) => c.store === 'ldap')), { log: options.log, events, groups });
     }
     case 'sqlite': {
       const dir = resolve(config.server.dataDir);

@@ -14,7 +14,7 @@ import { parseScimFilter } from '../../subjects/filter/parse';
 import { applyPatch, patchOperations } from '../../scim/patch';
 import { matchesResource } from '../../scim/resource-filter';
 import { GROUP_SCHEMA, LIST_RESPONSE, resourceTypes, schemas, serviceProviderConfig, USER_SCHEMA } from '../../scim/schema';
-import type { StoredGroup } from '../../scim/groups';
+import type { GroupLookup, StoredGroup } from '../../scim/groups';
 import { attributeList, projectAttributes, UserMapping } from '../../scim/users';
 import { valuesOf, type StoredSubject } from '../../subjects/subject';
 import { isSubjectId } from '../../subjects/subject-id';
@@ -99,9 +99,17 @@ function changed(subject: StoredSubject, attributes: Record<string, unknown>, pa
 
 // ---- Users ----
 
+/** The request's lookup of users' groups (each role looked up once per request). */
+const lookups = new WeakMap<Exchange, GroupLookup>();
+function groupLookup(s: Services, x: Exchange): GroupLookup {
+  let lookup = lookups.get(x);
+  if (!lookup) lookups.set(x, (lookup = s.scimGroups.lookup(x.ids.contextId!)));
+  return lookup;
+}
+
 async function userResource(s: Services, x: Exchange, mapping: UserMapping, subject: StoredSubject): Promise<JsonObject> {
   const root = serviceRoot(x);
-  const groups = await s.scimGroups.groupsOf(x.ids.contextId!, subject);
+  const groups = await groupLookup(s, x).of(subject);
   return mapping.toResource(subject, `${root}/Users/${encodeURIComponent(subject.uniqueId)}`, groups.map((g) => ({ id: g.id, name: g.name })), `${root}/Groups`);
 }
 
@@ -128,11 +136,14 @@ const listUsers = (s: Services): Step =>
     await s.decisions.authorize(x.state, 'SEARCH', collection(contextId));
     const mapping = mappingOf(s, x);
     const filter = parseFilterParam(x.req);
-    const tree: FilterNode | undefined = filter && mapping.filter(filter, { nameOf: (id) => s.scimGroups.nameOf(contextId, id) });
+    // A filter on groups names them by id: the context's groups, read once for it.
+    const groupNames = filter && /groups/i.test(queryParam(x.req, 'filter') ?? '') ? new Map((await s.scimGroups.list(contextId)).map((g) => [g.id, g.name])) : new Map<string, string>();
+    const tree: FilterNode | undefined = filter && mapping.filter(filter, { nameOf: (id) => groupNames.get(id) });
     const sortBy = queryParam(x.req, 'sortBy');
     const { startIndex, count } = paging(x.req, x.config.scim.maxResults);
     const page = await s.subjects.search(contextId, { tree, sort: sortBy === undefined ? undefined : mapping.sortAttribute(sortBy), order: sortOrder(x.req), offset: startIndex - 1, quantity: Math.max(count, 1) });
     const results = count === 0 ? [] : page.results;
+    await groupLookup(s, x).load(results);
     const { attributes, excluded } = projection(x.req);
     const resources = await Promise.all(results.map(async (subject) => projectAttributes(await userResource(s, x, mapping, subject), attributes, excluded, USER_SCHEMA)));
     sendScim(x.req, x.res, 200, listResponse(resources, page.total, startIndex));
