@@ -188,7 +188,7 @@ async function server(argv: string[]): Promise<void> {
 async function startDemoCore(given: DemoEnvironment, log: Logger) {
   const environment = await withChosenPorts(given);
   const { startMailbox } = await import('../server/src/demo/mailbox');
-  const mailbox = await startMailbox({ smtpPort: environment.mailPort, log });
+  const mailbox = await startMailbox({ smtpPort: environment.mailPort ?? 8025, log });
   const { config, credentials } = await prepareDemo({ ...environment, mailPort: mailbox.smtpPort }, log);
   const running = await startServer(config, { logger: log });
   await seedDemo(running.core, credentials);

@@ -66,7 +66,7 @@ export interface RunningCluster {
 export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
   const { dataDir, host, log } = options;
   // Only the credentials: the cluster's own configuration (below) sends no mail.
-  const { credentials } = await prepareDemo({ dataDir, host, port: options.ports.cores[0], mailPort: 0, portalPort: options.ports.portal }, log);
+  const { credentials } = await prepareDemo({ dataDir, host, port: options.ports.cores[0], portalPort: options.ports.portal }, log);
   const files = join(dataDir, 'cluster');
   mkdirSync(files, { recursive: true, mode: 0o700 });
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_REDIS_PASSWORD: options.redisPassword };

@@ -33,8 +33,11 @@ export interface DemoEnvironment {
   dataDir: string;
   host: string;
   port: number;
-  /** The development mailbox's SMTP port (its page is on the next one); 0: any free one. */
-  mailPort: number;
+  /**
+   * The development mailbox's SMTP port (its page is on the next one); 0: any free one. Absent: the
+   * configuration sends no mail (demo:cluster, which only takes the credentials).
+   */
+  mailPort?: number;
   /** The demo portal's port, for the links of its Forgotten Password window. */
   portalPort: number;
 }
@@ -110,7 +113,7 @@ export async function demoConfigOf(environment: DemoEnvironment): Promise<{ conf
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
   const { dataDir, host, port, mailPort, portalPort } = environment;
   const bracketed = host.includes(':') ? `[${host}]` : host;
-  const mail = { smtpPort: mailPort, portalOrigin: `http://${bracketed}:${portalPort}` };
+  const mail = mailPort === undefined ? undefined : { smtpPort: mailPort, portalOrigin: `http://${bracketed}:${portalPort}` };
   return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, dataDir, host, port, mail }), {}), credentials };
 }
 
