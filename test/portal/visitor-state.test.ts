@@ -109,13 +109,18 @@ function request(path: string, options: { method?: string; cookie?: string; body
 
 const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-/** A form of a window on a page: where it posts and its hidden fields. */
+/**
+ * A form of a window on a page: where it posts and its hidden fields, with the `op` its submit button
+ * names when the form offers several (Forgotten Password's "a link by e-mail" beside "my questions").
+ */
 function formOf(page: string, windowId: string, op: string): { action: string; hidden: Record<string, string> } {
   for (const match of page.matchAll(/<form method="post" action="([^"]*)"[^>]*>(.*?)<\/form>/gs)) {
     const action = unescape(match[1]);
     if (!action.includes(`/action/${windowId}?`)) continue;
     const hidden = Object.fromEntries([...match[2].matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [unescape(m[1]), unescape(m[2])]));
     if (hidden.op === op) return { action, hidden };
+    const buttons = [...match[2].matchAll(/<button type="submit"[^>]* name="op" value="([^"]*)"/g)].map((m) => unescape(m[1]));
+    if (buttons.includes(op)) return { action, hidden: { ...hidden, op } };
   }
   throw new Error(`no form ${op} of window ${windowId} on the page`);
 }
