@@ -20,6 +20,8 @@ export interface Asker {
    * `exists`, OPTIONS, a batch of evaluations), yet a demotion still counts at the next request.
    */
   roles?: { of: Session; roles: Promise<readonly string[]> };
+  /** Whether the session's principal has a confirmed second factor, asked once per request like its roles. */
+  hasFactor?: { of: Session; has: boolean };
 }
 
 export interface DecideOptions {
@@ -64,10 +66,16 @@ export class Decisions {
     return roles;
   }
 
+  private hasFactorFor(asker: Asker, session: Session): boolean {
+    if (session !== asker.session) return this.deps.hasFactor(session);
+    if (asker.hasFactor?.of !== session) asker.hasFactor = { of: session, has: this.deps.hasFactor(session) };
+    return asker.hasFactor.has;
+  }
+
   async decide(asker: Asker, operation: Operation, target: string, options: DecideOptions = {}): Promise<DecisionResult> {
     const session = options.as ?? asker.session;
     const roles = await this.rolesFor(asker, session);
-    const result = this.deps.pdp().decide({ session, roles, operation, target, hasFactor: () => this.deps.hasFactor(session) });
+    const result = this.deps.pdp().decide({ session, roles, operation, target, hasFactor: () => this.hasFactorFor(asker, session) });
     if (options.quiet) return result;
     this.deps.metrics.decisions.inc({ decision: result.decision, operation });
     if (result.decision === 'DENY') {
