@@ -6,7 +6,7 @@
  * case-insensitively (svc's attributes are caseExact=false, ids aside); a multi-valued attribute
  * matches when one of its values does.
  */
-import { compareCodePoints, normalizeValue, sameAttrName, type AttrPath, type FilterValue, type ScimCompare, type ScimFilter } from '../subjects/filter/ast';
+import { compareMatching, sameAttrName, type AttrPath, type FilterValue, type ScimCompare, type ScimFilter } from '../subjects/filter/ast';
 
 type Json = unknown;
 
@@ -47,19 +47,7 @@ function compare(op: ScimCompare['op'], actual: Json, expected: FilterValue): bo
     }
   }
   if (actual === undefined || actual === null || typeof actual === 'object') return op === 'ne';
-  const a = normalizeValue(String(actual));
-  const e = normalizeValue(String(expected));
-  switch (op) {
-    case 'eq': return a === e;
-    case 'ne': return a !== e;
-    case 'co': return a.includes(e);
-    case 'sw': return a.startsWith(e);
-    case 'ew': return a.endsWith(e);
-    case 'gt': return compareCodePoints(a, e) > 0;
-    case 'ge': return compareCodePoints(a, e) >= 0;
-    case 'lt': return compareCodePoints(a, e) < 0;
-    case 'le': return compareCodePoints(a, e) <= 0;
-  }
+  return compareMatching(op, String(actual), String(expected));
 }
 
 /** Whether `resource` (a resource, or one value of a multi-valued complex attribute) satisfies `filter`. */

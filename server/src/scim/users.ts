@@ -7,7 +7,7 @@
  */
 import { InvalidRequest } from '../../../common/src/errors';
 import type { ContextConfig, ScimAttributeMap } from '../config/types';
-import { META_CREATED, META_LAST_MODIFIED, sameAttrName, type AttrPath, type CompareNode, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
+import { compareMatching, META_CREATED, META_LAST_MODIFIED, sameAttrName, type AttrPath, type CompareNode, type CompareOp, type FilterNode, type FilterValue, type ScimFilter } from '../subjects/filter/ast';
 import { valuesOf, type Attributes, type StoredSubject } from '../subjects/subject';
 import { etagOf } from '../subjects/subject-operations';
 import { ENTERPRISE_USER_SCHEMA, USER_SCHEMA } from './schema';
@@ -43,19 +43,7 @@ function constantCompare(op: CompareOp, actual: string | boolean, value: FilterV
     const expected = typeof value === 'string' ? value.toLowerCase() === 'true' : value === true;
     return op === 'eq' ? actual === expected : op === 'ne' ? actual !== expected : false;
   }
-  const a = actual.toLowerCase();
-  const e = text(value).toLowerCase();
-  switch (op) {
-    case 'eq': return a === e;
-    case 'ne': return a !== e;
-    case 'co': return a.includes(e);
-    case 'sw': return a.startsWith(e);
-    case 'ew': return a.endsWith(e);
-    case 'gt': return a > e;
-    case 'ge': return a >= e;
-    case 'lt': return a < e;
-    case 'le': return a <= e;
-  }
+  return compareMatching(op, actual, text(value));
 }
 
 export class UserMapping {

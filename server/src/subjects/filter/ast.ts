@@ -232,6 +232,27 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * One comparison of two strings as a filter compares them (caseExact=false): both in their matching
+ * form (normalizeValue), ordered by code point. The stores compile the same rule into their queries;
+ * this is it for values that are not a store's (a SCIM resource's constants, a value path's values).
+ */
+export function compareMatching(op: CompareOp, actual: string, expected: string): boolean {
+  const a = normalizeValue(actual);
+  const e = normalizeValue(expected);
+  switch (op) {
+    case 'eq': return a === e;
+    case 'ne': return a !== e;
+    case 'co': return a.includes(e);
+    case 'sw': return a.startsWith(e);
+    case 'ew': return a.endsWith(e);
+    case 'gt': return compareCodePoints(a, e) > 0;
+    case 'ge': return compareCodePoints(a, e) >= 0;
+    case 'lt': return compareCodePoints(a, e) < 0;
+    case 'le': return compareCodePoints(a, e) <= 0;
+  }
+}
+
 /** The distinct attribute names a filter refers to (including `uniqueId`), in order of first use. */
 export function filterAttributes(node: FilterNode): string[] {
   const seen = new Set<string>();
