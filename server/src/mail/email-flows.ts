@@ -129,19 +129,23 @@ export class EmailFlows {
   /**
    * POST …/contexts/{c}/password-reset: the name resolved as login resolves one; a link to the
    * subject's address if it can use one. The answer is RESET_MESSAGE whatever happened (a 429 only
-   * for the visitor's own address's flow starts).
+   * for the visitor's own address's flow starts), and it does not wait for the queue: only a known
+   * name's request writes there, so its time would tell a known name from an unknown one (the steps
+   * before it cost both alike). What became of the request is audited, a failure included.
    */
   async requestReset(visitor: Visitor, contextId: string, name: string, returnTo?: unknown): Promise<void> {
     if (!this.resetsByMail(contextId)) throw new NotFound(`context ${contextId} has no recovery by link`);
     await takeSlot(this.deps.starts, visitor.peer, 'too many forgotten-password requests from this address; try again later');
     const { found } = await findLoginSubject(this.deps.subjects, contextId, name);
     const address = found && this.addressOf(found.subject);
-    let queued = false;
-    if (found && address && (await this.mayMail(contextId, found.subject.uniqueId))) {
+    const queueing = async (): Promise<boolean> => {
+      if (!found || !address || !(await this.mayMail(contextId, found.subject.uniqueId))) return false;
       await this.queue({ kind: 'reset', contextId, uniqueId: found.subject.uniqueId, address, returnTo: this.checkedReturnTo(returnTo) }, LIFETIME_MINUTES.reset);
-      queued = true;
-    }
-    this.deps.audit.record({ ...partiesOf(visitor.session, visitor.peer), event: 'mail', outcome: queued ? 'success' : 'failure', reason: queued ? 'reset_requested' : 'reset_not_queued', principal: found ? principalName(found.principal) : '(unknown)' });
+      return true;
+    };
+    const audited = (queued: boolean) =>
+      this.deps.audit.record({ ...partiesOf(visitor.session, visitor.peer), event: 'mail', outcome: queued ? 'success' : 'failure', reason: queued ? 'reset_requested' : 'reset_not_queued', principal: found ? principalName(found.principal) : '(unknown)' });
+    void queueing().then(audited, () => audited(false));
   }
 
   /** PUT {base}/resources/password-reset: the token, once, and a new password; ends the subject's sessions, keeps its second factor. */
