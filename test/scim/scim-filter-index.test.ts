@@ -13,6 +13,7 @@ import { parseScimFilter } from '../../server/src/subjects/filter/parse';
 import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';
 import { UserMapping } from '../../server/src/scim/users';
 import { testConfigDocument } from '../helpers/core-server';
+import { recordStatements } from '../helpers/sqlite-statements';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { TEST_HASH } from '../helpers/core-server';
 
@@ -44,27 +45,8 @@ test.each([
   ['emails value path', `emails[type eq "work"].value eq "${p.mail.toUpperCase()}"`],
   ['emails.value eq', `emails.value eq "${p.mail}"`],
 ])('%s: %s', async (_label, text) => {
-  const seen: Array<{ sql: string; params: unknown[] }> = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    const statement = prepare(sql);
-    for (const method of ['all', 'get'] as const) {
-      const original = statement[method].bind(statement) as (...params: unknown[]) => unknown;
-      (statement as unknown as Record<string, unknown>)[method] = (...params: unknown[]) => {
-        seen.push({ sql, params });
-        return original(...params);
-      };
-    }
-    return statement;
-  }) as typeof db.prepare;
-  let found: string[];
-  try {
-    const page = await store.search(CONTEXT, { filter: mapping.filter(parseScimFilter(text), { nameOf: () => undefined }), offset: 0, quantity: 25 });
-    found = page.results.map((s) => s.uniqueId);
-  } finally {
-    db.prepare = prepare as typeof db.prepare;
-  }
-  expect(found).toEqual([p.uniqueId]);
+  const { result: page, seen } = await recordStatements(db, () => store.search(CONTEXT, { filter: mapping.filter(parseScimFilter(text), { nameOf: () => undefined }), offset: 0, quantity: 25 }));
+  expect(page.results.map((s) => s.uniqueId)).toEqual([p.uniqueId]);
   expect(seen.length).toBeGreaterThanOrEqual(2);
   for (const { sql, params } of seen) {
     const plan = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as Array<{ detail: string }>).map((row) => row.detail);

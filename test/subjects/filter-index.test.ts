@@ -19,6 +19,7 @@ import { SqliteSubjectStore } from '../../server/src/subjects/sqlite-store';
 import type { SubjectStore } from '../../server/src/subjects/store';
 import { adminQuery, suiteSchemas } from '../helpers/postgres';
 import { describeWithService, postgresRequirement } from '../helpers/services';
+import { recordStatements, type RanStatement } from '../helpers/sqlite-statements';
 
 const CONTEXT = 'employees';
 /** Enough subjects that PostgreSQL's planner, with statistics, has a real choice between scans. */
@@ -54,26 +55,8 @@ describe('SQLite: each lookup is served by subject_values_lookup', () => {
   });
 
   /** The statements (text and parameters) the store runs during `run`, as better-sqlite3 is asked. */
-  async function recorded(run: () => Promise<unknown>): Promise<Array<{ sql: string; params: unknown[] }>> {
-    const seen: Array<{ sql: string; params: unknown[] }> = [];
-    const prepare = db.prepare.bind(db);
-    db.prepare = ((sql: string) => {
-      const statement = prepare(sql);
-      for (const method of ['all', 'get'] as const) {
-        const original = statement[method].bind(statement) as (...params: unknown[]) => unknown;
-        (statement as unknown as Record<string, unknown>)[method] = (...params: unknown[]) => {
-          seen.push({ sql, params });
-          return original(...params);
-        };
-      }
-      return statement;
-    }) as typeof db.prepare;
-    try {
-      await run();
-    } finally {
-      db.prepare = prepare as typeof db.prepare;
-    }
-    return seen;
+  async function recorded(run: () => Promise<unknown>): Promise<RanStatement[]> {
+    return (await recordStatements(db, run)).seen;
   }
 
   test.each(providerLookups(TARGET))('%s: %s', async (_label, filter) => {
