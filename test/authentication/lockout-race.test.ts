@@ -57,11 +57,15 @@ interface Attempt {
 
 const send = (server: TestServer, a: Attempt) => login(server.baseUrl, { clientid: 'svc-web', user: a.user, password: a.password }, { headers: { 'x-forwarded-for': a.address } });
 
-/** Resolves once the hash pool holds `n` computations: each request has at most one at a time, so `n` have passed the lockout. */
-async function untilComputing(server: TestServer, n: number): Promise<void> {
+/**
+ * Resolves once `n` requests have passed the lockout: the hash pool holds `n` computations at once
+ * (each request has at most one at a time), or every request has asked for all COST of its own since
+ * `before`. Without the second, a run where an early request finished first waited for ever.
+ */
+async function untilComputing(server: TestServer, before: number, n: number): Promise<void> {
   for (;;) {
-    const { running, queued } = server.hasher.stats;
-    if (running + queued >= n) return;
+    const { running, queued, started } = server.hasher.stats;
+    if (running + queued >= n || started - before + queued >= n * COST) return;
     await new Promise((resolve) => setTimeout(resolve, 1));
   }
 }
@@ -70,7 +74,7 @@ async function untilComputing(server: TestServer, n: number): Promise<void> {
 async function race(server: TestServer, wrong: Attempt[], right: Attempt): Promise<{ wrong: Sent[]; right: Sent; computations: number }> {
   const before = server.hasher.stats.started;
   const pending = Promise.all(wrong.map((a) => send(server, a)));
-  await untilComputing(server, wrong.length);
+  await untilComputing(server, before, wrong.length);
   const [answers, answer] = await Promise.all([pending, send(server, right)]);
   return { wrong: answers, right: answer, computations: server.hasher.stats.started - before };
 }
