@@ -6,24 +6,24 @@ export interface RanStatement {
   params: unknown[];
 }
 
-/** The statements `db` runs (`all` and `get`) during `run`, with what `run` gives. */
+/**
+ * The statements `db` runs (`all` and `get`) during `run`, with what `run` gives. Stores keep their
+ * statements prepared, so the recording is on the statements' class: what runs is seen whether it was
+ * prepared before `run` or during it.
+ */
 export async function recordStatements<T>(db: Database.Database, run: () => Promise<T>): Promise<{ result: T; seen: RanStatement[] }> {
   const seen: RanStatement[] = [];
-  const prepare = db.prepare.bind(db);
-  db.prepare = ((sql: string) => {
-    const statement = prepare(sql);
-    for (const method of ['all', 'get'] as const) {
-      const original = statement[method].bind(statement) as (...params: unknown[]) => unknown;
-      (statement as unknown as Record<string, unknown>)[method] = (...params: unknown[]) => {
-        seen.push({ sql, params });
-        return original(...params);
-      };
-    }
-    return statement;
-  }) as typeof db.prepare;
+  const prototype = Object.getPrototypeOf(db.prepare('SELECT 1')) as Record<'all' | 'get', (...params: unknown[]) => unknown>;
+  const originals = { all: prototype.all, get: prototype.get };
+  for (const method of ['all', 'get'] as const) {
+    prototype[method] = function (this: Database.Statement, ...params: unknown[]) {
+      if (this.database === db) seen.push({ sql: this.source, params });
+      return originals[method].apply(this, params);
+    };
+  }
   try {
     return { result: await run(), seen };
   } finally {
-    db.prepare = prepare as typeof db.prepare;
+    Object.assign(prototype, originals);
   }
 }

@@ -11,7 +11,7 @@
  * even that request unrepeatable. The user names its context so that a name registered in one
  * context can never be read as the same name in another; v1 (a bare uniqueId) is refused.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomFillSync, timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import { InvalidAssertion } from '../errors';
 import type { NonceStore } from '../nonce-store';
@@ -37,6 +37,24 @@ const SIG_BYTES = 32;
 /** The longest textual IP address (an IPv4-mapped IPv6 address with a zone is shorter). */
 const MAX_ADDRESS_LENGTH = 45;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Nonces are cut from a pool of random bytes filled 256 nonces at a time: a portal signs one per
+ * gateway request, and a call into the system's generator for each cost more than the HMAC.
+ * Every byte is used once (node's randomUUID keeps such a pool too).
+ */
+const noncePool = Buffer.alloc(NONCE_BYTES * 256);
+let noncePoolOffset = noncePool.length;
+
+function freshNonce(): Buffer {
+  if (noncePoolOffset === noncePool.length) {
+    randomFillSync(noncePool);
+    noncePoolOffset = 0;
+  }
+  const nonce = Buffer.from(noncePool.subarray(noncePoolOffset, noncePoolOffset + NONCE_BYTES));
+  noncePoolOffset += NONCE_BYTES;
+  return nonce;
+}
 
 export type PrincipalAssertionFailureReason = 'malformed' | 'unknown_portal' | 'bad_signature' | 'stale' | 'replayed';
 
@@ -94,7 +112,7 @@ export function signPrincipalAssertion(input: SignPrincipalAssertionInput): stri
   if (address !== null && !isAddress(address)) throw new TypeError('signPrincipalAssertion: address must be an IPv4 or IPv6 address');
   const ts = input.now ?? unixSeconds();
   if (!TIMESTAMP.test(String(ts))) throw new TypeError('signPrincipalAssertion: now must be whole unix seconds');
-  const nonce = input.nonce ?? base64urlEncode(randomBytes(NONCE_BYTES));
+  const nonce = input.nonce ?? base64urlEncode(freshNonce());
   if (!isNonce(nonce)) throw new TypeError('signPrincipalAssertion: nonce must be 16 bytes in base64url');
   if (typeof method !== 'string' || !METHOD.test(method) || typeof pathAndQuery !== 'string' || !pathAndQuery.startsWith('/')) {
     throw new TypeError('signPrincipalAssertion: bad method or path');

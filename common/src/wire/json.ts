@@ -21,14 +21,23 @@ function scan(text: string): void {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const start = i;
-      for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) if (text.charCodeAt(i) === BACKSLASH) i++;
+      let escaped = false;
+      for (i++; i < text.length && text.charCodeAt(i) !== QUOTE; i++) {
+        if (text.charCodeAt(i) === BACKSLASH) {
+          escaped = true;
+          i++;
+        }
+      }
       const top = objects[objects.length - 1];
       if (expectKey && top) {
         let name: string;
-        try {
-          name = JSON.parse(text.slice(start, i + 1)) as string;
-        } catch {
-          return; // an invalid string: JSON.parse reports it with its position
+        if (!escaped && i < text.length) name = text.slice(start + 1, i); // the usual name: its text is its value
+        else {
+          try {
+            name = JSON.parse(text.slice(start, i + 1)) as string;
+          } catch {
+            return; // an invalid string: JSON.parse reports it with its position
+          }
         }
         if (FORBIDDEN_NAMES.has(name)) throw new MalformedBody(`forbidden member name ${name}`);
         if (top.has(name)) throw new MalformedBody(`duplicate member name ${name}`);

@@ -1,5 +1,5 @@
 import type { PortletURLProvider, URLTarget } from '../container/services';
-import { actionUrl, renderStateText, renderUrl, withWindow, type PageUrl } from './url-codec';
+import { actionUrl, RenderUrls, renderStateText, type PageUrl } from './url-codec';
 
 /**
  * The container's URL service for one page request: every URL a portlet creates keeps the other
@@ -7,6 +7,7 @@ import { actionUrl, renderStateText, renderUrl, withWindow, type PageUrl } from 
  */
 export class PageUrlProvider implements PortletURLProvider {
   readonly renderStateKey: string;
+  readonly #renderUrls: RenderUrls;
 
   constructor(
     private readonly page: PageUrl,
@@ -16,12 +17,13 @@ export class PageUrlProvider implements PortletURLProvider {
     readonly secureSupported: boolean,
   ) {
     this.renderStateKey = renderStateText(page.windows);
+    this.#renderUrls = new RenderUrls(page);
   }
 
   createURL(windowId: string, target: URLTarget): string {
     const state = { mode: target.mode.toString(), state: target.state.toString(), parameters: target.parameters };
     if (target.kind === 'action') return actionUrl(this.page, windowId, state, this.csrf);
-    return renderUrl(withWindow(this.page, windowId, state));
+    return this.#renderUrls.to(windowId, state);
   }
 
   encodeURL(path: string): string {

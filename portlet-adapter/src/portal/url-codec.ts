@@ -110,46 +110,100 @@ export function withWindow(page: PageUrl, windowId: string, state: { mode: strin
 
 /** `{root}/page/{pageId}?…`: a render URL of the page with these window states. */
 export function renderUrl(page: PageUrl, extra?: { failedAction?: string }): string {
-  const query = new URLSearchParams();
-  for (const [windowId, window] of page.windows) appendState(query, windowId, window);
-  if (extra?.failedAction !== undefined) query.append(`${extra.failedAction}.e`, 'action');
-  return withQuery(`${page.root}/page/${encodeURIComponent(page.pageId)}`, query);
+  const fields = [...page.windows].map(([windowId, window]) => encodeState(windowId, window));
+  if (extra?.failedAction !== undefined) fields.push(field(`${extra.failedAction}.e`, 'action'));
+  return withQuery(pagePath(page), fields);
 }
 
 /** `{root}/page/{pageId}/action/{windowId}?_csrf=…`: the target's mode, state and action parameters, the others' render state. */
 export function actionUrl(page: PageUrl, windowId: string, target: { mode: string; state: string; parameters: Parameters }, csrf: string): string {
-  const query = new URLSearchParams();
-  query.append(CSRF_PARAMETER, csrf);
+  const fields = [field(CSRF_PARAMETER, csrf)];
   for (const [id, window] of page.windows) {
-    if (id !== windowId) appendState(query, id, window);
+    if (id !== windowId) fields.push(encodeState(id, window));
   }
-  appendState(query, windowId, { mode: target.mode, state: target.state, parameters: {}, initial: page.windows.get(windowId)?.initial });
-  for (const [name, values] of Object.entries(target.parameters)) for (const value of values) query.append(`${windowId}.a.${name}`, value);
-  return withQuery(`${page.root}/page/${encodeURIComponent(page.pageId)}/action/${encodeURIComponent(windowId)}`, query);
+  fields.push(encodeState(windowId, { mode: target.mode, state: target.state, parameters: {}, initial: page.windows.get(windowId)?.initial }));
+  for (const [name, values] of Object.entries(target.parameters)) for (const value of values) fields.push(field(`${windowId}.a.${name}`, value));
+  return withQuery(`${pagePath(page)}/action/${encodeURIComponent(windowId)}`, fields);
 }
 
 /** A canonical text of every window's render state (the render cache's key part). */
 export function renderStateText(windows: ReadonlyMap<string, WindowUrlState>): string {
-  const query = new URLSearchParams();
-  for (const [windowId, window] of windows) appendState(query, windowId, window);
-  return query.toString();
+  return joinFields([...windows].map(([windowId, window]) => encodeState(windowId, window)));
+}
+
+/**
+ * The render URLs of one page request. Each window's part of the query is encoded once, so a URL that
+ * changes one window encodes only that window's new state: a page of User Admin makes some sixty
+ * render URLs, which differ in one window's parameters. Gives what `renderUrl(withWindow(…))` gives.
+ */
+export class RenderUrls {
+  readonly #path: string;
+  /** By window: the query text of the windows before it and of those after it. */
+  readonly #around = new Map<string, { before: string; after: string }>();
+  readonly #all: string;
+
+  constructor(private readonly page: PageUrl) {
+    this.#path = pagePath(page);
+    const fields = [...page.windows].map(([windowId, window]) => encodeState(windowId, window));
+    [...page.windows.keys()].forEach((windowId, i) => this.#around.set(windowId, { before: joinFields(fields.slice(0, i)), after: joinFields(fields.slice(i + 1)) }));
+    this.#all = joinFields(fields);
+  }
+
+  /** The page with one window in this state. */
+  to(windowId: string, state: { mode: string; state: string; parameters: Parameters }): string {
+    const own = encodeState(windowId, { ...state, initial: this.page.windows.get(windowId)?.initial });
+    const around = this.#around.get(windowId);
+    // A window the page does not have comes last, as withWindow adds it.
+    return withQuery(this.#path, around === undefined ? [this.#all, own] : [around.before, own, around.after]);
+  }
 }
 
 /**
  * `.m` unless both the mode and the window's initial mode are VIEW, `.s` unless both the state and the
  * initial state are NORMAL: so a window whose initial mode or state is another always names itself, and
  * its VIEW or NORMAL is written out (a named window without `.m` / `.s` is VIEW / NORMAL when parsed).
+ * The window's fields as query text ('' when it has none).
  */
-function appendState(query: URLSearchParams, windowId: string, window: WindowUrlState): void {
+function encodeState(windowId: string, window: WindowUrlState): string {
   const initial = window.initial ?? VIEW_NORMAL;
-  if (window.mode !== 'view' || initial.mode !== 'view') query.append(`${windowId}.m`, window.mode);
-  if (window.state !== 'normal' || initial.state !== 'normal') query.append(`${windowId}.s`, window.state);
-  for (const [name, values] of Object.entries(window.parameters)) for (const value of values) query.append(`${windowId}.p.${name}`, value);
+  const fields: string[] = [];
+  if (window.mode !== 'view' || initial.mode !== 'view') fields.push(field(`${windowId}.m`, window.mode));
+  if (window.state !== 'normal' || initial.state !== 'normal') fields.push(field(`${windowId}.s`, window.state));
+  for (const [name, values] of Object.entries(window.parameters)) for (const value of values) fields.push(field(`${windowId}.p.${name}`, value));
+  return joinFields(fields);
 }
 
-function withQuery(path: string, query: URLSearchParams): string {
-  const text = query.toString();
+function pagePath(page: PageUrl): string {
+  return `${page.root}/page/${encodeURIComponent(page.pageId)}`;
+}
+
+function withQuery(path: string, fields: string[]): string {
+  const text = joinFields(fields);
   return text ? `${path}?${text}` : path;
+}
+
+function joinFields(fields: string[]): string {
+  let out = '';
+  for (const text of fields) if (text) out = out ? `${out}&${text}` : text;
+  return out;
+}
+
+function field(name: string, value: string): string {
+  return `${formEncode(name)}=${formEncode(value)}`;
+}
+
+/** What application/x-www-form-urlencoded leaves as it is (the URL Standard's serializer, as URLSearchParams writes). */
+const FORM_SAFE = /^[A-Za-z0-9*._-]*$/;
+
+/**
+ * A name or value as URLSearchParams serializes it: space as `+`, every byte of UTF-8 outside
+ * `A-Za-z0-9*-._` as `%XX`, a lone surrogate as U+FFFD. Most of the portal's names and values need no
+ * encoding, and are returned as they are.
+ */
+export function formEncode(text: string): string {
+  if (FORM_SAFE.test(text)) return text;
+  // encodeURIComponent also leaves !'()~ as they are, and refuses a lone surrogate.
+  return encodeURIComponent(text.toWellFormed()).replace(/[!'()~]|%20/g, (c) => (c === '%20' ? '+' : `%${c.charCodeAt(0).toString(16).toUpperCase()}`));
 }
 
 function add(target: Map<string, Record<string, string[]>>, windowId: string, name: string, value: string): void {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { Conflict, NotFound, PreconditionFailed } from '../../../common/src/errors';
+import { SqliteStatements } from '../sqlite-statements';
 import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { SQLITE_EVENTS_MIGRATION, SqliteSubjectEvents } from './sqlite-events';
 import { SQLITE_GROUPS_MIGRATION, SqliteSubjectGroups } from './subject-groups';
@@ -70,11 +71,16 @@ function openExclusively(file: string): Database.Database {
   return db;
 }
 
+/** SEARCH statements kept prepared: more than the shapes the portlets and IdPs send, bounded against a client sending new ones. */
+const SEARCH_STATEMENTS = 256;
+
 /** The default store: one SQLite file in the data directory, WAL journal, schema-versioned, owned by one process. */
 export class SqliteSubjectStore implements SubjectStore {
   readonly kind = 'sqlite';
   private readonly db: Database.Database;
   private readonly statements;
+  /** A SEARCH's statements, by the shape of its filter, free text and sort. */
+  private readonly searches: SqliteStatements;
   readonly events: SqliteSubjectEvents;
   readonly groups: SqliteSubjectGroups;
 
@@ -86,6 +92,7 @@ export class SqliteSubjectStore implements SubjectStore {
     const db = this.db;
     this.events = new SqliteSubjectEvents(db);
     this.groups = new SqliteSubjectGroups(db, now);
+    this.searches = new SqliteStatements(db, SEARCH_STATEMENTS);
     this.statements = {
       get: db.prepare<[string, string], Row>('SELECT id, attributes, version, created, modified FROM subjects WHERE context = ? AND id = ?'),
       exists: db.prepare<[string, string], number>('SELECT 1 FROM subjects WHERE context = ? AND id = ?').pluck(),
@@ -195,8 +202,8 @@ export class SqliteSubjectStore implements SubjectStore {
         .join(', ')}) AND v.value_lc >= ? AND v.value_lc < ?)`;
       params.push(context, ...query.text.attributes, low, high);
     }
-    const total = this.db.prepare<unknown[], { n: number }>(`SELECT count(*) AS n FROM subjects s WHERE ${where}`).get(...params)!.n;
-    const rows = (sql: string, ...more: unknown[]) => this.db.prepare<unknown[], Row>(sql).all(...params, ...more);
+    const total = this.searches.of<unknown[], { n: number }>(`SELECT count(*) AS n FROM subjects s WHERE ${where}`).get(...params)!.n;
+    const rows = (sql: string, ...more: unknown[]) => this.searches.of<unknown[], Row>(sql).all(...params, ...more);
     const sort = query.sort;
     const direction = sort?.descending ? 'DESC' : 'ASC';
     if (!sort || sort.attribute === 'uniqueId') {
@@ -213,9 +220,9 @@ export class SqliteSubjectStore implements SubjectStore {
     const countWithValue = narrowed ? `SELECT count(*) AS n ${withValue}` : 'SELECT count(*) AS n FROM subject_values k WHERE k.name = ? AND k.least = 1 AND k.context = ?';
     const page = await sortedPage(
       {
-        withValue: async (offset, limit) => this.db.prepare<unknown[], Row>(`SELECT ${COLUMNS} ${withValue} ORDER BY k.value_lc ${direction}, k.subject_id ${direction} LIMIT ? OFFSET ?`).all(sort.attribute, ...params, limit, offset),
+        withValue: async (offset, limit) => this.searches.of<unknown[], Row>(`SELECT ${COLUMNS} ${withValue} ORDER BY k.value_lc ${direction}, k.subject_id ${direction} LIMIT ? OFFSET ?`).all(sort.attribute, ...params, limit, offset),
         withoutValue: async (offset, limit) => rows(`SELECT ${COLUMNS} FROM subjects s WHERE ${where} AND NOT EXISTS (${marked}) ORDER BY s.id ${direction} LIMIT ? OFFSET ?`, sort.attribute, limit, offset),
-        countWithValue: async () => this.db.prepare<unknown[], { n: number }>(countWithValue).get(sort.attribute, ...(narrowed ? params : [context]))!.n,
+        countWithValue: async () => this.searches.of<unknown[], { n: number }>(countWithValue).get(sort.attribute, ...(narrowed ? params : [context]))!.n,
       },
       sort.descending,
       total,
