@@ -12,6 +12,8 @@ export interface CoreUnderTest extends CoreReady {
   settle(): Promise<void>;
   /** The process's memory after full GCs (SIGUSR2); only when started with `nodeArgs: ['--expose-gc']`. */
   memory(): Promise<MemoryReport>;
+  /** The core process (its CPU time: lib/cpu.ts). */
+  pid: number;
 }
 
 /** Waits until `${url}/health` answers within 50 ms (see `CoreUnderTest.settle`); the gateway has /health at its origin too. */
@@ -54,7 +56,7 @@ export function withCore<R>(
     args,
     (child) => {
       const memory = memoryOf(child);
-      return body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url), memory });
+      return body({ ...child.ready, cookie: (user) => `${child.ready.cookieName}=${child.ready.cookies[user]}`, settle: () => settle(child.ready.url), memory, pid: child.process.pid! });
     },
     { nodeArgs: options.nodeArgs, dir: options.dir },
   );

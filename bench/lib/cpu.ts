@@ -75,3 +75,18 @@ export function countCpu(groups: CpuGroups): { stop(): CpuReport } {
     },
   };
 }
+
+/**
+ * Microseconds of CPU per operation of a load that ran `warmup` unmeasured seconds before its
+ * `duration` measured ones, from the CPU seconds counted over both and the operations measured.
+ */
+export function cpuMicrosecondsPer(seconds: number, measured: number, load: { duration: number; warmup: number }): number {
+  const operations = (measured * (load.duration + load.warmup)) / load.duration;
+  return operations > 0 ? Math.round((seconds * 1e6) / operations) : 0;
+}
+
+/** This process's own CPU seconds (user + system) so far: the load generator's share. */
+export function ownCpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}

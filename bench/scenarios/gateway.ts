@@ -1,4 +1,4 @@
-import { processCpuSeconds } from '../lib/cpu';
+import { cpuMicrosecondsPer, processCpuSeconds } from '../lib/cpu';
 import { withCore } from '../lib/core';
 import { withGateway, type GatewayUnderTest } from '../lib/gateway';
 import { rawLoop } from '../lib/raw-loop';
@@ -28,17 +28,9 @@ const SATURATING = 4;
  * them (issue 28 states both ratios). BENCH_GATEWAY_OTHER=…/dist/bench runs another build's gateway
  * beside this one, against the same core, each row right after this build's (before and after a
  * change, in one run). The gateway's one core login for
- * bob happens in the first warmup and is cached after that.
+ * bob happens in the first warmup and is cached after that. Each row through the gateway notes the
+ * gateway's CPU time (user + system, /proc) per request: steadier than throughput on a shared machine.
  */
-/**
- * The gateway's CPU time (user + system, /proc) over a row, warm-up included, per request at the
- * measured rate: on a machine shared with other work this is steadier than throughput.
- */
-function cpuMicrosecondsPerRequest(seconds: number, measured: number, ctx: { duration: number; warmup: number }): number {
-  const requests = (measured * (ctx.duration + ctx.warmup)) / ctx.duration;
-  return requests > 0 ? Math.round((seconds * 1e6) / requests) : 0;
-}
-
 export const gateway: Scenario = {
   name: 'gateway',
   run: (ctx) =>
@@ -60,7 +52,7 @@ export const gateway: Scenario = {
             await via.settle();
             const cpuBefore = processCpuSeconds(via.pid) ?? 0;
             const measured = await through(via, connections);
-            const note = `gateway CPU ${cpuMicrosecondsPerRequest((processCpuSeconds(via.pid) ?? 0) - cpuBefore, measured.total, ctx)} µs a request`;
+            const note = `gateway CPU ${cpuMicrosecondsPer((processCpuSeconds(via.pid) ?? 0) - cpuBefore, measured.total, ctx)} µs a request`;
             const name = `check form 3 through the gateway${label}, ${connections} connections (USER bob)`;
             rows.push(loadRow(name, measured, { reference: directRow, minRatio: connections === many ? MIN_RATIO_AT_SATURATION : MIN_RATIO_AT_RUN_CONNECTIONS, note }));
           }
