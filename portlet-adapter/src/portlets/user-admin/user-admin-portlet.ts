@@ -22,20 +22,26 @@ import { PAGE_SIZE, settingsOf } from './preferences';
 import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
 import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
 
-/** The four questions of one subject's buttons, in the order RowRights reads them. */
-function rowQuestions(contextId: string, uniqueId: string): AccessQuestion[] {
+/**
+ * The questions of one subject's controls, in the order RowRights reads them: READ, UPDATE and DELETE
+ * of the subject, then lifting its lockout unless `lift` is false (the list shows "Lift lockout" on
+ * locked rows only, and does not ask about the others: a page of 20 unlocked subjects asks 61
+ * questions rather than 81).
+ */
+function rowQuestions(contextId: string, uniqueId: string, lift = true): AccessQuestion[] {
   const id = principalName({ contextId, uniqueId });
   return [
     { action: 'READ', resource: { type: 'subject', id } },
     { action: 'UPDATE', resource: { type: 'subject', id } },
     { action: 'DELETE', resource: { type: 'subject', id } },
-    { action: 'UPDATE', resource: { type: 'subject.lockout', id } },
+    ...(lift ? [{ action: 'UPDATE', resource: { type: 'subject.lockout', id } } satisfies AccessQuestion] : []),
   ];
 }
 
-function rowRights(answers: boolean[], row: number): RowRights {
-  const [read, update, remove, lift] = answers.slice(row * 4, row * 4 + 4);
-  return { read, update, delete: remove, lift };
+/** The rights of one subject's controls from the answers to its rowQuestions, which start at `from`. */
+function rowRights(answers: boolean[], from: number, lift = true): RowRights {
+  const [read, update, remove, mayLift] = answers.slice(from, from + (lift ? 4 : 3));
+  return { read, update, delete: remove, lift: lift && mayLift };
 }
 
 /** Runs `work` on every item, at most `width` at a time; each outcome is undefined (done) or what it threw. */
@@ -203,10 +209,16 @@ export class UserAdminPortlet extends SvcPortlet {
     }
     const readable = readableAttributes(definition);
     const columns = settings.columns.filter((c) => readable.includes(c));
-    // The page's one batch of evaluations: CREATE, then each row's four (which also decide its checkbox).
-    const questions: AccessQuestion[] = [{ action: 'CREATE', resource: { type: 'subjects', id: contextId } }, ...page.results.flatMap((s) => rowQuestions(contextId, s.uniqueId))];
-    const [mayCreate, ...rows] = await svc.evaluate(questions);
-    const rights = page.results.map((_s, i) => rowRights(rows, i));
+    // The page's one batch of evaluations: CREATE, then each row's (which also decide its checkbox).
+    const locked = page.results.map((s) => s.status?.locked === true);
+    const questions: AccessQuestion[] = [{ action: 'CREATE', resource: { type: 'subjects', id: contextId } }, ...page.results.flatMap((s, i) => rowQuestions(contextId, s.uniqueId, locked[i]))];
+    const [mayCreate, ...answers] = await svc.evaluate(questions);
+    let from = 0;
+    const rights = locked.map((lift) => {
+      const may = rowRights(answers, from, lift);
+      from += lift ? 4 : 3;
+      return may;
+    });
     const self = this.selfIn(request, contextId);
     const options = { definition, columns, rights, contextId, self };
     const controls = listControls(response, mayCreate ? urlTo(response, state, { view: 'create' }) : undefined, csvExportPath(contextId, state));
