@@ -121,6 +121,25 @@ describeWithService(slapdRequirement(), 'LdapSubjectStore', () => {
       }
     });
 
+    it('the credential version a reset link is bound to (entryCSN): the same until a write, new on every password change, even two in one second', async () => {
+      const store = await storeOn();
+      await store.create('employees', { uniqueId: 'erin', attributes: { mail: 'erin@x.org' }, keys: ['login:erin', 'login:erin@x.org', 'unique:mail:erin@x.org'], indexed: [] });
+      await store.passwords.set('employees', 'erin', 'Erin-first-pass-1');
+      const seen = [await store.passwords.credentialVersion('employees', 'erin')];
+      expect(seen[0]).toMatch(/^\d{14}\.\d{6}Z#/);
+      // Reading and a successful bind write nothing.
+      await store.get('employees', 'erin');
+      await expect(store.passwords.verify((await store.passwords.target('employees', 'erin'))!, 'Erin-first-pass-1')).resolves.toBe(true);
+      await expect(store.passwords.credentialVersion('employees', 'erin')).resolves.toBe(seen[0]);
+      // Back to back, well within one second (pwdChangedTime and modifyTimestamp would not tell them apart).
+      for (const password of ['Erin-second-pass-2', 'Erin-third-pass-3']) {
+        await store.passwords.set('employees', 'erin', password);
+        seen.push(await store.passwords.credentialVersion('employees', 'erin'));
+      }
+      expect(new Set(seen).size).toBe(3);
+      await expect(store.passwords.credentialVersion('employees', 'nobody')).resolves.toBeUndefined();
+    });
+
     it('svc import whose third line has a mail the directory cannot hold: refused, naming line 3, nothing written', async () => {
       const store = await storeOn();
       const service = new SubjectService(new Map(CONTEXTS.map((id) => [id, { config: config.contexts.find((c) => c.id === id)!, store }])), new PasswordHasher({ ...TEST_HASH, precomputeDummy: false }), () => new Set());

@@ -34,7 +34,7 @@ export function ldapShapes(contexts: readonly ContextConfig[]): Map<string, Ldap
 
 /** svc's bookkeeping attributes (ldap/svc.ldif). */
 const BOOKKEEPING = ['svcId', 'svcKey', 'svcVersion', 'svcCreated', 'svcModified', 'entryCSN', 'createTimestamp', 'modifyTimestamp'];
-/** An entry as read: the subject, and the entryCSN a conditional modify asserts. */
+/** An entry as read: the subject, and the entryCSN a conditional modify asserts and a reset link is bound to. */
 export interface Read {
   subject: StoredSubject;
   csn: string;

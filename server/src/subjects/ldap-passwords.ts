@@ -27,6 +27,12 @@ function dnOfTarget(target: PasswordTarget): string {
   return target.dn;
 }
 
+/** An entry as the store's search found it: its DN, and its entryCSN (ldap-store.ts's readEntry). */
+export interface LocatedEntry {
+  dn: string;
+  csn: string;
+}
+
 /**
  * Passwords of an `ldap` context (SPEC 13): the directory keeps and checks them. A check is a bind
  * as the DN of the entry a search found (the login's own lookup: an entry named by another RDN than
@@ -34,19 +40,20 @@ function dnOfTarget(target: PasswordTarget): string {
  * would change), never with an empty password (an unauthenticated bind some directories accept). A
  * write is the password modify extended operation (RFC 3062) as the service account on the entry a
  * search finds, so the directory's password policy (ppolicy: history, length, quality) judges it;
- * its refusal is `weak_password` with its reason.
+ * its refusal is `weak_password` with its reason. A reset link is bound to the entry's `entryCSN`
+ * (credentialVersion).
  */
 export class LdapPasswords implements DirectoryPasswords {
   constructor(
     private readonly pool: LdapPool,
-    /** The DN of the context's entry whose uniqueId this is, searched now (the store's readEntry). */
-    private readonly locate: (context: string, uniqueId: string) => Promise<string | undefined>,
+    /** The context's entry whose uniqueId this is, searched now (the store's readEntry). */
+    private readonly locate: (context: string, uniqueId: string) => Promise<LocatedEntry | undefined>,
     private readonly log?: Logger,
   ) {}
 
   async target(context: string, uniqueId: string): Promise<PasswordTarget | undefined> {
-    const dn = await this.locate(context, uniqueId);
-    return dn === undefined ? undefined : passwordTargetAt(dn);
+    const entry = await this.locate(context, uniqueId);
+    return entry === undefined ? undefined : passwordTargetAt(entry.dn);
   }
 
   async verify(target: PasswordTarget, password: string): Promise<boolean> {
@@ -83,7 +90,7 @@ export class LdapPasswords implements DirectoryPasswords {
   }
 
   async set(context: string, uniqueId: string, password: string): Promise<void> {
-    const dn = await this.locate(context, uniqueId);
+    const dn = (await this.locate(context, uniqueId))?.dn;
     if (dn === undefined) throw new NotFound(`subject ${uniqueId} not found in ${context}`);
     try {
       await this.pool.with((client) => client.exop(PASSWORD_MODIFY_OID, passwordModifyValue(dn, password)));
@@ -94,6 +101,29 @@ export class LdapPasswords implements DirectoryPasswords {
       if (error instanceof ResultCodeError) throw error;
       throw this.unavailable(error);
     }
+  }
+
+  /**
+   * The entry's `entryCSN`, asked for by name (an operational attribute; readEntry names it). Of
+   * what the directory keeps and svc may read, it is the one a password change always changes:
+   * slapd gives every write a new CSN (its own time to the microsecond and a per-change count, so
+   * two changes never share one), whoever makes it and however (password modify as svc, ldappasswd
+   * as the person, an administrator's ldapmodify of userPassword, a replica's copy of any of them),
+   * with or without the ppolicy overlay; svc already relies on it for If-Match. Not
+   * `pwdChangedTime`: only ppolicy keeps it, absent on an entry added with its password, and
+   * `modifyTimestamp` neither: both are whole seconds, so a change in the second its link was made
+   * would not void it. Every other write to the entry changes entryCSN too (an attribute update,
+   * ppolicy's record of a failed bind), which voids the links still out: conservative, and the
+   * person asks for another. No entryCSN (a directory keeping none): undefined, no link is usable.
+   */
+  async credentialVersion(context: string, uniqueId: string): Promise<string | undefined> {
+    const entry = await this.locate(context, uniqueId);
+    if (entry === undefined) return undefined;
+    if (entry.csn === '') {
+      this.log?.warn({ store: 'ldap', dn: entry.dn }, 'the directory shows no entryCSN for this entry: no reset link can be bound to its password');
+      return undefined;
+    }
+    return entry.csn;
   }
 
   private async connect() {

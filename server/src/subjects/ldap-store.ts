@@ -74,7 +74,7 @@ export class LdapSubjectStore implements SubjectStore {
     this.groups = options.groups ?? new MemorySubjectGroups(options.now);
     this.pool = new LdapPool(settings, options.log);
     this.entries = new LdapEntries(settings, contexts);
-    this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.run(async (client) => (await this.readEntry(client, context, uniqueId))?.dn), options.log);
+    this.passwords = new LdapPasswords(this.pool, (context, uniqueId) => this.run((client) => this.readEntry(client, context, uniqueId)), options.log);
   }
 
   /**

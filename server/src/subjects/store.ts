@@ -97,6 +97,14 @@ export interface DirectoryPasswords {
   spend(): Promise<void>;
   /** Writes a new password; the directory's policy refusing it is WeakPassword with its reason. */
   set(context: string, uniqueId: string, password: string): Promise<void>;
+  /**
+   * A value of the subject's entry, read now, that the directory changes whenever the password
+   * changes, however it is changed (through svc or with the directory's own tools): what a reset
+   * link is bound to (SPEC 16), since svc cannot read the password's hash. It may change on other
+   * writes too (a link is then voided by them as well). Undefined when there is no such subject, or
+   * the directory shows no such value (nothing to bind a link to: none is usable).
+   */
+  credentialVersion(context: string, uniqueId: string): Promise<string | undefined>;
 }
 
 /**

@@ -191,6 +191,19 @@ export class SubjectService {
     await this.setPasswordHash(contextId, uniqueId, await this.hasher.hash(password));
   }
 
+  /**
+   * What a reset link is bound to (SPEC 16): a value that changes whenever the subject's password
+   * changes, read now. The stored hash where svc keeps the password (none: ""); where a directory
+   * keeps it, the directory's credential version (ldap: the entry's entryCSN), since svc cannot
+   * read the hash there. Undefined: nothing to bind to, so no link is usable.
+   */
+  async credentialVersion(contextId: string, subject: StoredSubject): Promise<string | undefined> {
+    const { config, store } = this.context(contextId);
+    if (store.passwords) return store.passwords.credentialVersion(contextId, subject.uniqueId);
+    const attribute = config.definition.password;
+    return attribute ? (valuesOf(subject.attributes[attribute])[0] ?? '') : '';
+  }
+
   /** The directory that keeps this context's passwords, if it is not svc (SPEC 13). */
   directoryPasswords(contextId: string): DirectoryPasswords | undefined {
     return this.context(contextId).store.passwords;
