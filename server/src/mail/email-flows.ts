@@ -5,9 +5,10 @@
  *
  * Tokens: 256 random bits, base64url, minted when their message is sent (compose), kept only as
  * SHA-256 in the mail store, taken (deleted) by the one request that uses them. A reset's token is
- * bound to a digest of the subject's password at minting time, so any password change voids every
- * reset link still out. Mails per subject are limited (3 an hour, shared where the sessions are);
- * flow starts per visitor's address take the forgotten-password flow's limit.
+ * bound to a digest of the subject's credential version at minting time (SubjectService's: the
+ * stored hash, or a directory's entryCSN), so any password change voids every reset link still
+ * out. Mails per subject are limited (3 an hour, shared where the sessions are); flow starts per
+ * visitor's address take the forgotten-password flow's limit.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Conflict, InvalidAttributes, InvalidToken, NotFound, WeakPassword } from '../../../common/src/errors';
@@ -154,7 +155,8 @@ export class EmailFlows {
     if (!taken) throw new InvalidToken('This link is unknown, used or expired: ask for a new one.');
     const { contextId, uniqueId } = taken;
     const subject = await this.deps.subjects.read(contextId, uniqueId).catch(() => undefined);
-    if (!subject || subject.attributes.disabled === 'true' || !sameDigest(this.passwordDigest(contextId, subject), taken.bound)) {
+    const bound = subject && (await this.resetBinding(contextId, subject));
+    if (!subject || subject.attributes.disabled === 'true' || bound === undefined || !sameDigest(bound, taken.bound)) {
       throw new InvalidToken('This link is unknown, used or expired: ask for a new one.');
     }
     try {
@@ -170,11 +172,15 @@ export class EmailFlows {
     this.deps.audit.record({ ...parties, event: 'subject_write', outcome: 'success', reason: 'password_reset_link', principal: principalName({ contextId, uniqueId }) });
   }
 
-  /** The digest a reset token is bound to: the stored password hash (a directory's passwords: none). */
-  private passwordDigest(contextId: string, subject: StoredSubject): string {
-    const attribute = this.context(contextId).definition.password;
-    const hash = attribute ? valuesOf(subject.attributes[attribute])[0] ?? '' : '';
-    return createHash('sha256').update(`${contextId}\u0000${subject.uniqueId}\u0000${hash}`).digest('base64url');
+  /**
+   * The digest a reset token is bound to: of the subject's credential version now, which any
+   * password change changes (SubjectService.credentialVersion decides what it is); undefined when
+   * there is none (no link is minted, none is accepted).
+   */
+  private async resetBinding(contextId: string, subject: StoredSubject): Promise<string | undefined> {
+    const version = await this.deps.subjects.credentialVersion(contextId, subject);
+    if (version === undefined) return undefined;
+    return createHash('sha256').update(`${contextId}\u0000${subject.uniqueId}\u0000${version}`).digest('base64url');
   }
 
   // --- verification ---
@@ -337,6 +343,9 @@ export class EmailFlows {
     if (!TOKEN_KINDS.has(mail.kind)) return { content: render({ kind: mail.kind, uniqueId: subject.uniqueId, contextId: mail.contextId, newAddress: mail.kind === 'changing' ? await this.pendingOf(mail) : undefined }) };
     const kind = mail.kind as StoredToken['kind'];
     if (kind === 'verify' && !(await this.deps.store().unverifiedSince(mail.contextId, mail.uniqueId))) return undefined;
+    const bound = kind === 'reset' ? await this.resetBinding(mail.contextId, subject) : '';
+    // A reset link bound to nothing could outlive a password change: not sent.
+    if (bound === undefined) return undefined;
     const token = randomBytes(32).toString('base64url');
     const minutes = LIFETIME_MINUTES[kind];
     const stored: StoredToken = {
@@ -345,7 +354,7 @@ export class EmailFlows {
       contextId: mail.contextId,
       uniqueId: mail.uniqueId,
       address: mail.address,
-      bound: kind === 'reset' ? this.passwordDigest(mail.contextId, subject) : '',
+      bound,
       expires: this.deps.now() + minutes * 60_000,
     };
     await this.deps.store().putToken(stored);

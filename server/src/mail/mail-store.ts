@@ -57,7 +57,7 @@ export interface StoredToken {
   uniqueId: string;
   /** The address a `change` token moves the subject to; the address a `verify` token was sent to. */
   address: string;
-  /** A reset's: a digest of the subject's password when the token was made (any change voids the link). */
+  /** A reset's: a digest of the subject's credential version when the token was made (any password change voids the link). */
   bound: string;
   /** Epoch ms. */
   expires: number;
