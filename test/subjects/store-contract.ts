@@ -12,6 +12,7 @@ import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import type { CompareOp, FilterNode } from '../../server/src/subjects/filter/ast';
 import type { ImportedSubject, SubjectStore, SubjectWrite } from '../../server/src/subjects/store';
 import type { Attributes } from '../../server/src/subjects/subject';
+import type { StoredGroup } from '../../server/src/subjects/subject-groups';
 import { SubjectService } from '../../server/src/subjects/subject-service';
 import { TEST_CREDENTIALS, TEST_HASH } from '../helpers/core-server';
 
@@ -755,6 +756,66 @@ export function subjectStoreContract(harness: SubjectStoreHarness): void {
       await expect(service.findByLoginName(E, 'bob@example.com')).resolves.toBeUndefined();
       expect((await service.findByLoginName(E, 'robert@example.com'))!.uniqueId).toBe('bob');
       await expect(store.count(E)).resolves.toBe(2);
+    });
+
+    describe("SCIM's groups with the subjects (SPEC 12, 14): the same ids wherever they go", () => {
+      const group = (id: string, name: string, more: Partial<StoredGroup> = {}): StoredGroup => ({ id, name, created: at(1), modified: at(2), version: 1, kept: true, ...more });
+
+      it('writes each group as given: id, name, timestamps, version and kept; another core sees them', async () => {
+        const groups = [group('9d3c1f0e-1111-4a5b-8c6d-000000000001', 'Night Shift', { version: 4 }), group('g-user', 'user', { kept: false, created: at(3), modified: at(3) })];
+        await store.importSubjects(E, [imported('bob')], { replace: false, groups });
+        expect(await store.groups.list(E)).toEqual([groups[0], groups[1]]);
+        expect(await (await other()).groups.get(E, 'g-user')).toEqual(groups[1]);
+        expect(await store.groups.byNames(E, ['NIGHT shift'])).toEqual([groups[0]]);
+        expect(await store.groups.list(C)).toEqual([]);
+        // A role seen later is registered beside them; the imported name keeps its id.
+        await store.groups.ensure(E, ['USER', 'ops']);
+        expect((await store.groups.list(E)).map((g) => [g.id === 'g-user', g.name])).toEqual([[false, 'Night Shift'], [false, 'ops'], [true, 'user']]);
+      });
+
+      it('without groups, leaves the groups as they are', async () => {
+        const made = await store.groups.create(E, 'Night');
+        await store.importSubjects(E, [imported('bob')], { replace: false });
+        await store.importSubjects(E, [imported('bob')], { replace: true, groups: [] });
+        expect(await store.groups.list(E)).toEqual([made]);
+      });
+
+      it('is all or nothing: a group id that exists, or a name another group has in any case, refuses the whole import, naming the group', async () => {
+        const made = await store.groups.create(E, 'Night');
+        for (const taken of [group(made.id, 'Other'), group('g-2', 'NIGHT')]) {
+          const error = await store.importSubjects(E, [imported('alice')], { replace: false, groups: [group('g-1', 'Day'), taken] }).catch((e: unknown) => e);
+          expect(error).toBeInstanceOf(Conflict);
+          expect((error as Conflict).extensions.groupId).toBe(taken.id);
+          expect(ids(await store.list(E, undefined, 10))).toEqual([]);
+          expect(await store.groups.list(E)).toEqual([made]);
+        }
+        // A subject refused keeps the groups out too.
+        await store.create(E, person('bob'));
+        await expect(store.importSubjects(E, [imported('bob')], { replace: false, groups: [group('g-1', 'Day')] })).rejects.toBeInstanceOf(Conflict);
+        expect(await store.groups.list(E)).toEqual([made]);
+      });
+
+      it('with replace: the group of its id is replaced (its version above the old one), another of its name gives the name up, the rest stay', async () => {
+        const night = await store.groups.create(E, 'Night');
+        expect(await store.groups.update(E, night, 'Night')).toBe(true);
+        await store.groups.ensure(E, ['day', 'ops', 'x', 'y']);
+        const [x] = await store.groups.byNames(E, ['x']);
+        const [y] = await store.groups.byNames(E, ['y']);
+        const [ops] = await store.groups.byNames(E, ['ops']);
+        await store.importSubjects(E, [imported('bob')], {
+          replace: true,
+          groups: [group(night.id, 'Dusk', { version: 1 }), group('g-day', 'DAY', { version: 7 }), group(x.id, 'y'), group(y.id, 'x')],
+        });
+        const after = await store.groups.list(E);
+        expect(after.map((g) => [g.id, g.name, g.version, g.kept])).toEqual([
+          ['g-day', 'DAY', 7, true],
+          [night.id, 'Dusk', 3, true],
+          [ops.id, 'ops', 1, false],
+          // Two groups trading names: each replaced.
+          [y.id, 'x', 2, true],
+          [x.id, 'y', 2, true],
+        ]);
+      });
     });
 
     it('imports many subjects in one call', async () => {

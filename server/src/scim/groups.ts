@@ -18,7 +18,7 @@
 import { AttributeNotWritable, Conflict, InvalidRequest, NotFound, PreconditionFailed } from '../../../common/src/errors';
 import type { FilterNode } from '../subjects/filter/ast';
 import { fold, valuesOf, type StoredSubject } from '../subjects/subject';
-import type { StoredGroup, SubjectGroups } from '../subjects/subject-groups';
+import { groupNameProblem, type StoredGroup, type SubjectGroups } from '../subjects/subject-groups';
 import { expectedVersion, ROLES_ATTRIBUTE, type Actor, type SubjectOperations } from '../subjects/subject-operations';
 import type { SubjectService } from '../subjects/subject-service';
 import type { Asker, Decisions } from '../policy/decisions';
@@ -229,7 +229,8 @@ interface RoleWrite {
 }
 
 function checkName(name: string): void {
-  if (typeof name !== 'string' || name.trim() === '' || name.length > 256) throw new InvalidRequest('displayName is 1 to 256 characters', { extensions: { scimType: 'invalidValue' } });
+  const problem = groupNameProblem(name);
+  if (problem !== undefined) throw new InvalidRequest(problem, { extensions: { scimType: 'invalidValue' } });
 }
 
 /**

@@ -19,16 +19,17 @@ export class SubjectGroupsFile implements SubjectGroups {
     return this.side.content();
   }
 
-  list(context: string): Promise<StoredGroup[]> {
-    return this.groups().list(context);
+  // Reads of a data directory without the file find no group and make no file (svc export).
+  async list(context: string): Promise<StoredGroup[]> {
+    return (await this.side.existing()?.list(context)) ?? [];
   }
 
-  get(context: string, id: string): Promise<StoredGroup | undefined> {
-    return this.groups().get(context, id);
+  async get(context: string, id: string): Promise<StoredGroup | undefined> {
+    return this.side.existing()?.get(context, id);
   }
 
-  byNames(context: string, names: readonly string[]): Promise<StoredGroup[]> {
-    return this.groups().byNames(context, names);
+  async byNames(context: string, names: readonly string[]): Promise<StoredGroup[]> {
+    return (await this.side.existing()?.byNames(context, names)) ?? [];
   }
 
   ensure(context: string, names: readonly string[]): Promise<void> {
@@ -43,8 +44,12 @@ export class SubjectGroupsFile implements SubjectGroups {
     return this.groups().update(context, group, name);
   }
 
-  delete(context: string, id: string): Promise<boolean> {
-    return this.groups().delete(context, id);
+  async delete(context: string, id: string): Promise<boolean> {
+    return (await this.side.existing()?.delete(context, id)) ?? false;
+  }
+
+  importGroups(context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void> {
+    return groups.length ? this.groups().importGroups(context, groups, replace) : Promise.resolve();
   }
 
   close(): void {

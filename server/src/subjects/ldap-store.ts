@@ -13,7 +13,7 @@ import { AssertionControl, VlvRequestControl, type DirectoryClient } from './lda
 import { openOnce } from './open-once';
 import type { SubjectEventsFile } from './events-file';
 import type { SubjectGroupsFile } from './groups-file';
-import { MemorySubjectGroups, type SubjectGroups } from './subject-groups';
+import { MemorySubjectGroups, planGroupImport, type SubjectGroups } from './subject-groups';
 import { importConflict, keysTaken, matchesSearchText, type FoundSubject, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
 import { fold, valuesOf, type StoredSubject } from './subject';
 
@@ -432,9 +432,10 @@ export class LdapSubjectStore implements SubjectStore {
 
   /**
    * The directory has no transactions: every value the directory would refuse, and every conflict
-   * (an id that exists without `replace`, a key held by another entry or twice in the batch), is
-   * looked for before anything is written, so a refused import writes nothing and names the
-   * subject at fault. A directory failing half-way leaves the subjects written so far.
+   * (an id that exists without `replace`, a key held by another entry or twice in the batch, a
+   * group's id or name taken), is looked for before anything is written, so a refused import
+   * writes nothing and names the subject or group at fault. A directory failing half-way leaves the
+   * subjects written so far (and no group: the groups are written last, in groups.sqlite).
    */
   async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
     await this.run(async (client) => {
@@ -462,6 +463,9 @@ export class LdapSubjectStore implements SubjectStore {
           holders.set(asTheDirectoryCompares(key), write.uniqueId);
         }
       }
+      // SCIM's groups are svc's own (groups.sqlite): checked with the rest before anything is written, written last.
+      const groups = options.groups ?? [];
+      if (groups.length) planGroupImport(await this.groups.list(context), groups, options.replace);
       let done = 0;
       for (const { write, created, modified } of subjects) {
         const current = existing.has(write.uniqueId.toLowerCase()) ? await this.readEntry(client, context, write.uniqueId) : undefined;
@@ -472,6 +476,7 @@ export class LdapSubjectStore implements SubjectStore {
         }
         if (++done % 1000 === 0) options.onProgress?.(done);
       }
+      await this.groups.importGroups(context, groups, options.replace);
       options.onProgress?.(subjects.length);
     });
   }

@@ -94,7 +94,7 @@ export class MemorySubjectStore implements SubjectStore {
     return structuredClone(page.slice(0, limit));
   }
 
-  /** Applies every subject to a copy of the context and keeps the copy only when all of them fit. */
+  /** Applies every subject to a copy of the context and keeps the copy only when all of them (and the groups) fit. */
   async importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void> {
     const current = this.data(context);
     const copy: ContextData = { subjects: new Map(current.subjects), keys: new Map(current.keys) };
@@ -110,6 +110,8 @@ export class MemorySubjectStore implements SubjectStore {
       copy.subjects.set(write.uniqueId, { uniqueId: write.uniqueId, attributes: structuredClone(write.attributes), version, created, modified });
       if ((i + 1) % 1000 === 0) options.onProgress?.(i + 1);
     });
+    // The groups last: they are written only when every subject fitted, and refused before the copy is kept.
+    this.groups.importNow(context, options.groups ?? [], options.replace);
     this.contexts.set(context, copy);
     options.onProgress?.(subjects.length);
   }

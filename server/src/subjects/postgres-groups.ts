@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { QueryResultRow } from 'pg';
 import { fold } from './subject';
-import { groupTaken, type StoredGroup, type SubjectGroups } from './subject-groups';
+import { groupTaken, planGroupImport, type StoredGroup, type SubjectGroups } from './subject-groups';
 
-type Query = <R extends QueryResultRow>(text: string, values: unknown[]) => Promise<R[]>;
+export type Query = <R extends QueryResultRow>(text: string, values: unknown[]) => Promise<R[]>;
+/** Runs `body` in one transaction, its statements on the transaction's connection. */
+export type Transact = <T>(body: (query: Query) => Promise<T>) => Promise<T>;
 
 const COLUMNS = 'id, name, created, modified, version, kept';
 
@@ -15,6 +17,7 @@ const COLUMNS = 'id, name, created, modified, version, kept';
 export class PostgresSubjectGroups implements SubjectGroups {
   constructor(
     private readonly query: Query,
+    private readonly transact: Transact,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -69,4 +72,28 @@ export class PostgresSubjectGroups implements SubjectGroups {
   async delete(context: string, id: string): Promise<boolean> {
     return (await this.query('DELETE FROM scim_groups WHERE context = $1 AND id = $2 RETURNING id', [context, id])).length === 1;
   }
+
+  async importGroups(context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void> {
+    if (groups.length) await this.transact((query) => importPostgresGroups(query, context, groups, replace));
+  }
+}
+
+/**
+ * An import's groups on a transaction's connection (the PostgreSQL store's importSubjects: in the
+ * subjects' transaction). The table is locked against other writers until the transaction ends, so
+ * the groups read are the groups written over: a core seeing a role first waits, then finds the
+ * imported group of its name. Meant for the end of a transaction: the lock is held until it commits.
+ */
+export async function importPostgresGroups(query: Query, context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void> {
+  if (groups.length === 0) return;
+  await query('LOCK TABLE scim_groups IN SHARE ROW EXCLUSIVE MODE', []);
+  const existing = await query<StoredGroup>(`SELECT ${COLUMNS} FROM scim_groups WHERE context = $1`, [context]);
+  const { remove, rows } = planGroupImport(existing, groups, replace);
+  if (remove.length) await query('DELETE FROM scim_groups WHERE context = $1 AND id = ANY($2::text[])', [context, remove]);
+  await query(
+    `INSERT INTO scim_groups (context, id, name, name_lc, created, modified, version, kept)
+     SELECT $1, g.id, g.name, g.name_lc, g.created, g.modified, g.version, g.kept
+     FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::boolean[]) AS g(id, name, name_lc, created, modified, version, kept)`,
+    [context, rows.map((g) => g.id), rows.map((g) => g.name), rows.map((g) => fold(g.name)), rows.map((g) => g.created), rows.map((g) => g.modified), rows.map((g) => g.version), rows.map((g) => g.kept)],
+  );
 }

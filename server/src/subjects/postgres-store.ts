@@ -5,7 +5,7 @@ import type { PostgresSettings } from '../config/types';
 import { DISTINCT_VALUES_SQL, filterToSql, prefixRange } from './filter/to-sql';
 import { openOnce } from './open-once';
 import { checkSchema, migrateSchema, SchemaVersionError } from './postgres-migrations';
-import { PostgresSubjectGroups } from './postgres-groups';
+import { importPostgresGroups, PostgresSubjectGroups, type Query } from './postgres-groups';
 import { PostgresSubjectEvents } from './postgres-events';
 import { leastFlags, sortedPage } from './sort';
 import { importConflict, keysTaken, type ImportedSubject, type ImportOptions, type SearchPage, type SearchQuery, type SearchSort, type SubjectStore, type SubjectWrite } from './store';
@@ -72,6 +72,12 @@ const STATEMENTS = {
   remove: 'DELETE FROM subjects WHERE context = $1 AND id = $2',
 } as const;
 
+/** Statements on one connection (a transaction's), answering rows as the store's query does. */
+const onClient =
+  (client: PoolClient): Query =>
+  async (text, values) =>
+    (await client.query(text, values)).rows;
+
 const named = (name: keyof typeof STATEMENTS, values: unknown[]): QueryConfig => ({ name: `svc_${name}`, text: STATEMENTS[name], values });
 
 /** Errors of the connection rather than of a statement: the database is down, far or overloaded. */
@@ -91,7 +97,10 @@ export class PostgresSubjectStore implements SubjectStore {
   readonly kind = 'postgres';
   readonly events = new PostgresSubjectEvents((text, values) => this.query(text, values));
   /** SCIM's groups (SPEC 14), shared by every core on the schema. */
-  readonly groups = new PostgresSubjectGroups((text, values) => this.query(text, values));
+  readonly groups = new PostgresSubjectGroups(
+    (text, values) => this.query(text, values),
+    (body) => this.transaction((client) => body(onClient(client))),
+  );
   private readonly pool: Pool;
   private readonly opener = openOnce(() => this.prepare());
   private closed = false;
@@ -392,6 +401,8 @@ export class PostgresSubjectStore implements SubjectStore {
         await this.importBatch(client, context, subjects.slice(start, start + IMPORT_BATCH), options.replace);
         options.onProgress?.(Math.min(subjects.length, start + IMPORT_BATCH));
       }
+      // Last: the groups' lock is held only until the commit.
+      await importPostgresGroups(onClient(client), context, options.groups ?? [], options.replace);
     });
     if (subjects.length >= ANALYZE_AFTER) await this.query('ANALYZE subjects, subject_keys, subject_values');
   }

@@ -1,12 +1,13 @@
 /**
  * svc's own SQLite file beside a store that has no place for some of svc's data (an LDAP directory:
  * its subjects' events, events-file.ts, and SCIM's groups, groups-file.ts), as second factors are kept
- * (SPEC 15, otp.sqlite). Opened at first use (so `svc export`/`import` never open it), once per core;
+ * (SPEC 15, otp.sqlite). Opened at first use, once per core (reads may ask for it only when it
+ * exists: `svc export` of an `ldap` context reads groups.sqlite without making one);
  * not exclusively (WAL, a 2 s busy timeout): the workers of `--workers N`, and cores that share their
  * data directory, share the file. Its one table is made by `migration`, version 1 in
  * `PRAGMA user_version`.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -22,7 +23,12 @@ export class SqliteSideFile<T> {
     private readonly wrap: (db: Database.Database) => T,
   ) {}
 
-  /** The file's content, opening it at first use; a failure is the caller's rejection. */
+  /** The file's content when the file exists (opened at first use), else undefined: nothing made for a read. */
+  existing(): T | undefined {
+    return this.opened || existsSync(this.file) ? this.content() : undefined;
+  }
+
+  /** The file's content, opening (or making) it at first use; a failure is the caller's rejection. */
   content(): T {
     if (this.opened) return this.opened.content;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });

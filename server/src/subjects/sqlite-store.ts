@@ -271,6 +271,7 @@ export class SqliteSubjectStore implements SubjectStore {
         }
         if ((i + 1) % 1000 === 0) options.onProgress?.(i + 1);
       });
+      this.groups.importNow(context, options.groups ?? [], options.replace);
     })();
     options.onProgress?.(subjects.length);
   }

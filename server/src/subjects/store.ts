@@ -1,4 +1,4 @@
-import type { SubjectGroups } from './subject-groups';
+import type { StoredGroup, SubjectGroups } from './subject-groups';
 import { Conflict } from '../../../common/src/errors';
 import type { FilterNode } from './filter/ast';
 import type { SubjectEvents } from './subject-events';
@@ -62,6 +62,11 @@ export interface ImportOptions {
   replace: boolean;
   /** Called with the number of subjects written so far, now and then. */
   onProgress?: (done: number) => void;
+  /**
+   * SCIM's groups of the export (SPEC 14), written with the subjects, all or none of both, by the
+   * rule of `replace` (subject-groups.ts, planGroupImport); absent or empty: the groups stay as they are.
+   */
+  groups?: readonly StoredGroup[];
 }
 
 declare const passwordTargetBrand: unique symbol;
@@ -136,7 +141,7 @@ export interface SubjectStore {
   search(context: string, query: SearchQuery): Promise<SearchPage>;
   /** Up to `limit` subjects ordered by uniqueId, after `after` (a keyset page: what export walks). */
   list(context: string, after: string | undefined, limit: number): Promise<StoredSubject[]>;
-  /** Writes all of `subjects` or, on any error, none of them (`svc import`). */
+  /** Writes all of `subjects` (and `options.groups`) or, on any error, none of them (`svc import`). */
   importSubjects(context: string, subjects: ImportedSubject[], options: ImportOptions): Promise<void>;
   count(context: string): Promise<number>;
   /**

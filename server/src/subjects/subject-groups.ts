@@ -36,11 +36,55 @@ export interface SubjectGroups {
   /** A new name and a new version, the group kept, on the version read: false when another write came first; Conflict for a taken name. */
   update(context: string, group: StoredGroup, name: string): Promise<boolean>;
   delete(context: string, id: string): Promise<boolean>;
+  /**
+   * `svc import`'s groups (SPEC 12, 14), written as exported: ids, names, timestamps, versions and
+   * `kept` as given, all or none (planGroupImport decides). The stores' importSubjects call it in
+   * the subjects' transaction where they have one.
+   */
+  importGroups(context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void>;
 }
 
 export const groupTaken = (): Conflict => new Conflict('a group of this displayName exists');
 
-const byFoldedName = (a: StoredGroup, b: StoredGroup): number => {
+/** Why a displayName cannot be a group's (SCIM's writes and svc import), or undefined when it can. */
+export function groupNameProblem(name: unknown): string | undefined {
+  return typeof name !== 'string' || name.trim() === '' || name.length > 256 ? 'displayName is 1 to 256 characters' : undefined;
+}
+
+/**
+ * What a group id may be when it comes from outside (svc import): svc assigns UUIDs, and an id is a
+ * path segment of `/Groups/{id}`, so URL-safe characters only.
+ */
+export const GROUP_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/**
+ * What an import of groups does to a context's groups, all or nothing: each group is written with
+ * its id, and a group whose id exists, or whose displayName (folded) another group of the context
+ * has, is a Conflict naming it (`extensions.groupId`), unless `replace`: then the group of that id
+ * is replaced (its version above the one it had, so an ETag read before does not match) and another
+ * group of that name is removed, its id given up to the imported one. Groups not imported stay.
+ * `remove` are deleted before `rows` are inserted (a swap of two names passes).
+ */
+export function planGroupImport(existing: readonly StoredGroup[], incoming: readonly StoredGroup[], replace: boolean): { remove: string[]; rows: StoredGroup[] } {
+  const byId = new Map(existing.map((g) => [g.id, g]));
+  const byName = new Map(existing.map((g) => [fold(g.name), g]));
+  const remove = new Set<string>();
+  const rows = incoming.map((group) => {
+    const same = byId.get(group.id);
+    const named = byName.get(fold(group.name));
+    if (!replace) {
+      if (same) throw new Conflict(`group ${group.id} exists`, { extensions: { groupId: group.id } });
+      if (named) throw new Conflict(`group ${group.id}: the displayName ${group.name} is another group's (${named.id})`, { extensions: { groupId: group.id } });
+    }
+    if (same) remove.add(same.id);
+    if (named) remove.add(named.id);
+    return same ? { ...group, version: Math.max(group.version, same.version + 1) } : { ...group };
+  });
+  return { remove: [...remove], rows };
+}
+
+/** A context's groups in a stable order: by folded name, then id. */
+export const byFoldedName = (a: StoredGroup, b: StoredGroup): number => {
   const x = fold(a.name);
   const y = fold(b.name);
   return x < y ? -1 : x > y ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
@@ -106,6 +150,17 @@ export class MemorySubjectGroups implements SubjectGroups {
   async delete(context: string, id: string): Promise<boolean> {
     return this.of(context).delete(id);
   }
+
+  async importGroups(context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void> {
+    this.importNow(context, groups, replace);
+  }
+
+  /** importGroups synchronously (the memory store's import: with its subjects, nothing between). */
+  importNow(context: string, groups: readonly StoredGroup[], replace: boolean): void {
+    const { remove, rows } = planGroupImport([...this.of(context).values()], groups, replace);
+    for (const id of remove) this.of(context).delete(id);
+    for (const group of rows) this.of(context).set(group.id, group);
+  }
 }
 
 /** The table of a SQLite file that keeps groups: the SQLite store's migration 5, groups.sqlite's version 1. */
@@ -140,6 +195,7 @@ export class SqliteSubjectGroups implements SubjectGroups {
       insert: db.prepare('INSERT INTO scim_groups (context, id, name, name_lc, created, modified, version, kept) VALUES (?, ?, ?, ?, ?, ?, 1, ?) ON CONFLICT DO NOTHING'),
       update: db.prepare('UPDATE scim_groups SET name = ?, name_lc = ?, modified = ?, version = version + 1, kept = 1 WHERE context = ? AND id = ? AND version = ?'),
       remove: db.prepare('DELETE FROM scim_groups WHERE context = ? AND id = ?'),
+      imported: db.prepare('INSERT INTO scim_groups (context, id, name, name_lc, created, modified, version, kept) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
     };
   }
 
@@ -184,5 +240,19 @@ export class SqliteSubjectGroups implements SubjectGroups {
 
   async delete(context: string, id: string): Promise<boolean> {
     return this.statements.remove.run(context, id).changes === 1;
+  }
+
+  async importGroups(context: string, groups: readonly StoredGroup[], replace: boolean): Promise<void> {
+    this.importNow(context, groups, replace);
+  }
+
+  /** importGroups synchronously, in a transaction of its own or (a savepoint) in the SQLite store's import. */
+  importNow(context: string, groups: readonly StoredGroup[], replace: boolean): void {
+    if (groups.length === 0) return;
+    this.db.transaction(() => {
+      const { remove, rows } = planGroupImport(this.statements.list.all(context).map(toGroup), groups, replace);
+      for (const id of remove) this.statements.remove.run(context, id);
+      for (const g of rows) this.statements.imported.run(context, g.id, g.name, fold(g.name), g.created, g.modified, g.version, g.kept ? 1 : 0);
+    })();
   }
 }
