@@ -12,7 +12,7 @@ import { createSubjectStore } from './stores';
 import { fold } from './subject';
 import { SubjectService } from './subject-service';
 import { FactorStore } from '../otp/factor-store';
-import { exportLine, importLines, subjectsOf, type FactorTarget } from './transfer';
+import { exportLine, groupLine, groupsOf, importLines, subjectsOf, type FactorTarget } from './transfer';
 
 /** The streams a data command uses; process.stdin/stdout/stderr in real use. */
 export interface TransferIo {
@@ -29,7 +29,9 @@ export const EXPORT_USAGE = `Usage: svc export [--config FILE] --context C > C.j
 Writes the subjects of context C as JSON lines on stdout, ordered by uniqueId, every attribute
 included (password and answer hashes too, so users keep their passwords: keep the file as secret as
 the database), and each second factor still sealed under the data directory's otp.key (an import
-needs that same otp.key). Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
+needs that same otp.key). Then the context's SCIM groups, one line each ({"group":{…}}: id,
+displayName, timestamps, version), so that an import keeps the ids identity providers hold.
+Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
 A SQLite store belongs to one process: stop the server first.
 `;
 
@@ -38,7 +40,10 @@ export const IMPORT_USAGE = `Usage: svc import [--config FILE] --context C [--re
 Reads JSON lines as svc export writes them (from FILE, or stdin) into context C, whatever its store.
 All or nothing: an invalid line, a uniqueId given twice, or a uniqueId that exists refuses the whole
 import (--replace replaces existing subjects instead, second factors included: a replaced subject
-whose line has none has none). A second factor is taken only when it opens under the data
+whose line has none has none). SCIM groups keep their ids: a group id that exists, or a displayName
+another group of the context has, refuses the import too (--replace: the file's group replaces the
+one of its id and takes the name from the other, whose id is dropped); a file without group lines
+leaves the groups as they are. A second factor is taken only when it opens under the data
 directory's otp.key, the one the export was sealed under. A progress bar shows on a terminal.
 Without --config (or SVC_CONFIG), the demo's data directory (SVC_DATA_DIR, ./data).
 `;
@@ -160,6 +165,8 @@ export function runExport(argv: readonly string[], io: TransferIo): Promise<numb
       if (!io.stdout.write(exportLine(subject, factorStore?.get(contextId, subject.uniqueId)) + '\n')) await once(io.stdout, 'drain');
       bar.update(++done);
     }
+    // Then the context's SCIM groups (SPEC 14), so that an import keeps the ids identity providers hold.
+    for (const group of await groupsOf(store, contextId)) if (!io.stdout.write(groupLine(group) + '\n')) await once(io.stdout, 'drain');
     bar.finish();
   });
 }
@@ -171,7 +178,7 @@ export function runImport(argv: readonly string[], io: TransferIo): Promise<numb
     const reading = progressBar(io.stderr, `read ${contextId}`);
     const writing = progressBar(io.stderr, `import ${contextId}`);
     try {
-      const count = await importLines(service, contextId, createInterface({ input, crlfDelay: Infinity }), {
+      const imported = await importLines(service, contextId, createInterface({ input, crlfDelay: Infinity }), {
         replace,
         factors,
         onRead: (n) => reading.update(n),
@@ -181,7 +188,8 @@ export function runImport(argv: readonly string[], io: TransferIo): Promise<numb
         },
       });
       writing.finish();
-      io.stderr.write(`svc import: ${count} subjects written to ${contextId}\n`);
+      const groups = imported.groups ? ` and ${imported.groups} SCIM groups` : '';
+      io.stderr.write(`svc import: ${imported.subjects} subjects${groups} written to ${contextId}\n`);
       if (service.directoryPasswords(contextId)) io.stderr.write(`svc import: ${contextId} is on a directory, which keeps the passwords: no password was imported\n`);
     } finally {
       reading.finish();

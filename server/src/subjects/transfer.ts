@@ -7,6 +7,12 @@
  * A subject's second factor (SPEC 15) travels as `secondFactor`: its secret still sealed under
  * `otp.key` (bound to its context and subject), whether it is confirmed, and the SHA-256 of each
  * unused recovery code. An import takes it only when it opens under the data directory's `otp.key`.
+ *
+ * After the subjects come the context's SCIM groups (SPEC 14), one line each, `{"group":{…}}`: the
+ * id an identity provider keeps, the displayName, created, modified, the version (its ETag) and
+ * `kept` (made or changed over SCIM), so an import restores them under the same ids. A group's
+ * members are the subjects holding its role: they travel in the subjects' `roles`, not twice. A file
+ * without group lines (from an svc before them) imports as it did, leaving the groups as they are.
  */
 import { MalformedBody, SvcError } from '../../../common/src/errors';
 import { parseJson } from '../../../common/src/wire/json';
@@ -16,6 +22,7 @@ import type { StoredFactor } from '../otp/factor-store';
 import { checkAttributes, missingRequired } from './attributes';
 import type { ImportedSubject, SubjectStore } from './store';
 import { fold, valuesOf, type Attributes, type StoredSubject } from './subject';
+import { byFoldedName, GROUP_ID, groupNameProblem, type StoredGroup } from './subject-groups';
 import type { SubjectService } from './subject-service';
 import { assertSubjectId } from './subject-id';
 
@@ -42,6 +49,48 @@ export function exportLine(subject: StoredSubject, factor?: StoredFactor): strin
   const line: ExportedSubject = { uniqueId: subject.uniqueId, attributes, created: subject.created, modified: subject.modified };
   if (factor) line.secondFactor = { secret: factor.secret, confirmed: factor.confirmed, recovery: [...factor.recovery] };
   return JSON.stringify(line);
+}
+
+/** What a group line holds: `{"group": ExportedGroup}`. */
+export interface ExportedGroup {
+  id: string;
+  displayName: string;
+  created: string;
+  modified: string;
+  version: number;
+  kept: boolean;
+}
+
+const GROUP_MEMBERS = new Set(['id', 'displayName', 'created', 'modified', 'version', 'kept']);
+/** PostgreSQL's `integer`, where every store's version fits. */
+const MAX_VERSION = 2 ** 31 - 1;
+
+/** The context's groups as export writes them (after its subjects): by folded displayName, then id, whatever the store. */
+export async function groupsOf(store: SubjectStore, contextId: string): Promise<StoredGroup[]> {
+  return (await store.groups.list(contextId)).sort(byFoldedName);
+}
+
+/** One group as its export line (without the newline). */
+export function groupLine(group: StoredGroup): string {
+  const exported: ExportedGroup = { id: group.id, displayName: group.name, created: group.created, modified: group.modified, version: group.version, kept: group.kept };
+  return JSON.stringify({ group: exported });
+}
+
+/** A group line's `group`: its id and displayName as SCIM would take them, its timestamps ISO 8601. */
+function readGroup(value: unknown, now: string): StoredGroup {
+  const g = value as Partial<Record<keyof ExportedGroup, unknown>> | null;
+  if (!g || typeof g !== 'object' || Array.isArray(g)) throw new MalformedBody('group must be an object');
+  const unknown = Object.keys(g).filter((name) => !GROUP_MEMBERS.has(name));
+  if (unknown.length) throw new MalformedBody(`unknown members of group: ${unknown.join(', ')}`);
+  if (typeof g.id !== 'string' || !GROUP_ID.test(g.id)) throw new MalformedBody('group.id must be 1 to 128 letters, digits, ".", "_", "~" or "-"');
+  const problem = groupNameProblem(g.displayName);
+  if (problem !== undefined) throw new MalformedBody(`group.${problem}`);
+  const version = g.version ?? 1;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < 1 || version > MAX_VERSION) throw new MalformedBody('group.version must be a positive integer');
+  const kept = g.kept ?? true;
+  if (typeof kept !== 'boolean') throw new MalformedBody('group.kept must be true or false');
+  const created = timestamp(g.created, 'group.created', now);
+  return { id: g.id, name: g.displayName as string, created, modified: timestamp(g.modified, 'group.modified', created), version, kept };
 }
 
 /** Where an import finds `otp.key` and puts second factors (svc's own otp.sqlite). */
@@ -107,8 +156,7 @@ function timestamp(value: unknown, name: string, fallback: string): string {
  * Reads one line against the context's definition as an admin's CREATE would be checked, except
  * that secrets are taken as the hashes they must already be (never hashed again, never plain).
  */
-export function readLine(service: SubjectService, contextId: string, text: string, now: string, factors?: FactorTarget): ImportedSubject & { factor?: StoredFactor } {
-  const document = parseJson(text) as Record<string, unknown>;
+export function readLine(service: SubjectService, contextId: string, document: Record<string, unknown>, now: string, factors?: FactorTarget): ImportedSubject & { factor?: StoredFactor } {
   const unknown = Object.keys(document).filter((name) => !MEMBERS.has(name));
   if (unknown.length) throw new MalformedBody(`unknown members: ${unknown.join(', ')}`);
   const { config } = service.context(contextId);
@@ -137,19 +185,39 @@ export function readLine(service: SubjectService, contextId: string, text: strin
   return { write: service.toWrite(config, uniqueId, attributes), created, modified: timestamp(document.modified, 'modified', created), ...(factor ? { factor } : {}) };
 }
 
+/** A line's kind: a group's (its one member `group`) or a subject's. */
+function readDocument(text: string): { group: unknown } | { subject: Record<string, unknown> } {
+  const document = parseJson(text);
+  if (!document || typeof document !== 'object' || Array.isArray(document)) throw new MalformedBody('a line must be a JSON object');
+  const members = document as Record<string, unknown>;
+  if (!('group' in members)) return { subject: members };
+  const others = Object.keys(members).filter((name) => name !== 'group');
+  if (others.length) throw new MalformedBody(`a group line holds "group" alone; unknown members: ${others.join(', ')}`);
+  return { group: members.group };
+}
+
+/** What an import wrote. */
+export interface Imported {
+  subjects: number;
+  groups: number;
+}
+
 /**
- * Reads every line, then writes all subjects in one store call (all or nothing). An invalid line,
- * a uniqueId given twice, or (without `replace`) one that exists refuses the whole import with
- * the lines at fault.
+ * Reads every line, then writes all subjects and groups in one store call (all or nothing). An
+ * invalid line, a uniqueId, group id or group displayName given twice, or (without `replace`) a
+ * subject or group that exists refuses the whole import with the lines at fault.
  */
 export async function importLines(
   service: SubjectService,
   contextId: string,
   lines: AsyncIterable<string>,
   options: { replace: boolean; onRead?: (count: number) => void; onProgress?: (done: number, total: number) => void; factors?: FactorTarget },
-): Promise<number> {
+): Promise<Imported> {
   const subjects: Array<ImportedSubject & { factor?: StoredFactor }> = [];
+  const groups: StoredGroup[] = [];
   const lineOf = new Map<string, number>();
+  const groupLineOf = new Map<string, number>();
+  const groupNameLineOf = new Map<string, number>();
   const problems: string[] = [];
   const now = new Date().toISOString();
   let number = 0;
@@ -157,7 +225,19 @@ export async function importLines(
     number++;
     if (!text.trim()) continue;
     try {
-      const subject = readLine(service, contextId, text, now, options.factors);
+      const document = readDocument(text);
+      if ('group' in document) {
+        const group = readGroup(document.group, now);
+        const sameId = groupLineOf.get(group.id);
+        if (sameId !== undefined) throw new MalformedBody(`group ${group.id} is already on line ${sameId}`);
+        const sameName = groupNameLineOf.get(fold(group.name));
+        if (sameName !== undefined) throw new MalformedBody(`the group displayName ${group.name} is already on line ${sameName}`);
+        groupLineOf.set(group.id, number);
+        groupNameLineOf.set(fold(group.name), number);
+        groups.push(group);
+        continue;
+      }
+      const subject = readLine(service, contextId, document.subject, now, options.factors);
       const folded = fold(subject.write.uniqueId);
       const first = lineOf.get(folded);
       if (first !== undefined) throw new MalformedBody(`${subject.write.uniqueId} is already on line ${first}`);
@@ -172,13 +252,14 @@ export async function importLines(
   if (problems.length) throw new ImportRefused(problems);
   const { store } = service.context(contextId);
   try {
-    await store.importSubjects(contextId, subjects, { replace: options.replace, onProgress: (done) => options.onProgress?.(done, subjects.length) });
+    await store.importSubjects(contextId, subjects, { replace: options.replace, groups, onProgress: (done) => options.onProgress?.(done, subjects.length) });
   } catch (error) {
-    const uniqueId = error instanceof SvcError ? error.extensions.uniqueId : undefined;
-    const line = typeof uniqueId === 'string' ? lineOf.get(fold(uniqueId)) : undefined;
+    const { uniqueId, groupId } = error instanceof SvcError ? error.extensions : {};
+    const line = typeof uniqueId === 'string' ? lineOf.get(fold(uniqueId)) : typeof groupId === 'string' ? groupLineOf.get(groupId) : undefined;
     if (line === undefined) throw error;
-    const hint = error instanceof SvcError && error.status === 409 && /exists$/.test(error.message) ? ' (--replace replaces it)' : '';
-    throw new ImportRefused([`line ${line}: ${describe(error)}${hint}`]);
+    // A subject that exists, a group whose id exists or whose displayName another group has: what --replace overrides.
+    const replaceable = error instanceof SvcError && error.status === 409 && (/exists$/.test(error.message) || typeof groupId === 'string');
+    throw new ImportRefused([`line ${line}: ${describe(error)}${replaceable && !options.replace ? ' (--replace replaces it)' : ''}`]);
   }
   // The subjects are written: their factors follow, each as its line says (with --replace, a
   // replaced subject whose line has none keeps none: the file is what the subject is).
@@ -186,5 +267,5 @@ export async function importLines(
     if (subject.factor) options.factors!.put(contextId, subject.write.uniqueId, subject.factor);
     else if (options.replace) options.factors?.remove(contextId, subject.write.uniqueId);
   }
-  return subjects.length;
+  return { subjects: subjects.length, groups: groups.length };
 }
