@@ -16,7 +16,6 @@ import { PortletMode, PortletSession, type ActionRequest, type ActionResponse, t
 import { displayValue, labelOf, readableAttributes, type ContextDefinition } from '../shared/definition';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { attributeField, postedAttributes } from '../shared/forms';
-import { keepWritten, takeWritten } from '../shared/written';
 import { actionForm, button, checkboxes, details, field, flashMessage, html, link, message, stepUpLink, type Html } from '../shared/markup';
 import { qrSvg } from '../shared/qr';
 import { svcOf, svcUserOf, type OtpEnrollment, type OtpState, type Svc } from '../shared/svc';
@@ -26,6 +25,8 @@ import { attributeRefill, FormRefusal, OP, param, SvcPortlet } from '../shared/s
 type View = 'profile' | 'edit' | 'password' | 'mail' | 'otp-start' | 'otp-confirm' | 'otp-codes' | 'otp-remove';
 const VIEWS: readonly View[] = ['profile', 'edit', 'password', 'mail', 'otp-start', 'otp-confirm', 'otp-codes', 'otp-remove'];
 const MAIL_LABELS = { mail: 'New e-mail address', password: 'Your password' };
+/** The attribute SPEC 16's address change writes. */
+const MAIL_ATTRIBUTE = 'mail';
 
 const PASSWORD_LABELS = { oldPassword: 'Current password', newPassword: 'New password', newPasswordRepeat: 'Repeat the new password' };
 const OTP_LABELS = { password: 'Your password', code: 'Code' };
@@ -121,11 +122,12 @@ export class SelfServicePortlet extends SvcPortlet {
     await this.show(response, 'see this profile', async () => {
       const svc = svcOf(request);
       const subjectId = principalName(user);
-      const written = takeWritten(request, user.contextId, user.uniqueId);
       const [definition, read, [update, changePassword, otp, changeMail]] = await Promise.all([
         svc.context(user.contextId),
-        // The subject and whether it has a second factor in one request (a page's budget: issue 28).
-        written ?? svc.read(user.contextId, user.uniqueId, { otp: true, mail: true }),
+        // The subject, whether it has a second factor and a pending address change, in one request (a
+        // page's budget: issue 28). After a save too: the PUT's answer (shared/written.ts) holds the
+        // subject but neither state, and asking for them would cost this same one request.
+        svc.read(user.contextId, user.uniqueId, { otp: true, mail: true }),
         svc.decide([
           { action: 'UPDATE', resource: { type: 'subject', id: subjectId } },
           { action: 'UPDATE', resource: { type: 'subject.password', id: subjectId } },
@@ -136,10 +138,12 @@ export class SelfServicePortlet extends SvcPortlet {
       // SPEC 16: the address changes through a link mailed to the new one (where svc mails: the answer said whether it may say).
       const mailPending = 'mailPending' in read ? read.mailPending : undefined;
       const mailChange = mailPending !== undefined ? changeMail : 'deny';
-      // After a save the subject is the one written (no read): the factor's state is asked alone. A policy that hides it: no section.
-      const otpState = 'otp' in read && read.otp ? read.otp : written ? await svc.otpState(user.contextId, user.uniqueId).catch(() => undefined) : undefined;
+      // A policy that hides the factor's state: no section.
+      const otpState = read.otp;
       const top = flashMessage(response, flash);
-      if (view === 'edit' && update === 'allow') return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash)}`;
+      // Where the address changes by a mailed link, the profile's form shows it read-only (a changed one would be refused).
+      const byLink = mailChange === 'allow' ? MAIL_ATTRIBUTE : undefined;
+      if (view === 'edit' && update === 'allow') return html`${top}${this.editForm(response, definition, read.subject.attributes, read.etag, flash, byLink)}`;
       if (view === 'password' && changePassword === 'allow') return html`${top}${this.passwordForm(response, flash)}`;
       if (view === 'mail' && mailChange === 'allow') return html`${top}${this.mailForm(response, flash)}`;
       if (otp === 'allow' && otpState !== undefined && view.startsWith('otp-')) {
@@ -226,12 +230,18 @@ ${actionForm(response.createActionURL().toString(), { [OP]: 'otpConfirm' }, html
     return chosen.length ? chosen : readable;
   }
 
-  private editForm(response: RenderResponse, definition: ContextDefinition, attributes: Record<string, string | string[]>, etag: string | undefined, flash: Flash | undefined): Html {
+  /** `mailByLink`: the address attribute, when it changes through "Change e-mail address" (SPEC 16) rather than here. */
+  private editForm(response: RenderResponse, definition: ContextDefinition, attributes: Record<string, string | string[]>, etag: string | undefined, flash: Flash | undefined, mailByLink?: string): Html {
     const ns = response.getNamespace();
-    const writable = selfWritable(definition);
+    const writable = selfWritable(definition).filter((name) => name !== mailByLink);
     const values = { ...attributes, ...(flash?.values ?? {}) };
     const fields = readableAttributes(definition).map((name) =>
-      attributeField(ns, definition, name, { values, errors: flash?.fields, readOnly: !writable.includes(name) }),
+      attributeField(ns, definition, name, {
+        values,
+        errors: flash?.fields,
+        readOnly: !writable.includes(name),
+        hint: name === mailByLink ? 'Change it with "Change e-mail address": we mail a link to the new address.' : undefined,
+      }),
     );
     const cancel = link(this.viewURL(response, 'profile'), 'Cancel');
     return actionForm(response.createActionURL().toString(), { [OP]: 'save', etag }, html`${fields}${button('Save profile')} ${cancel}`, 'Edit profile');
@@ -280,8 +290,7 @@ ${actionForm(response.createActionURL().toString(), { [OP]: 'otpConfirm' }, html
     const { contextId, uniqueId, svc } = this.user(request);
     const definition = await svc.context(contextId);
     const attributes = postedAttributes(request, definition, selfWritable(definition), true);
-    const written = await svc.update(contextId, uniqueId, attributes, param(request, 'etag') || undefined);
-    keepWritten(request, { contextId, ...written });
+    await svc.update(contextId, uniqueId, attributes, param(request, 'etag') || undefined);
     setFlash(request, { kind: 'success', message: 'Your profile was saved.' });
     response.setRenderParameter('view', 'profile');
   }

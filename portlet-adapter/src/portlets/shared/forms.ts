@@ -15,6 +15,8 @@ export interface AttributeFieldOptions {
   readOnly?: boolean;
   /** Required fields are marked (at CREATE; an update may leave them as they are). */
   creating?: boolean;
+  /** A sentence under the field (a multivalued one says "One value per line." unless told). */
+  hint?: string;
 }
 
 function kindOf(definition: ContextDefinition, name: string): FieldSpec['kind'] {
@@ -40,7 +42,7 @@ export function attributeField(ns: string, definition: ContextDefinition, name: 
     required: (name === 'uniqueId' || attribute?.required === true) && options.creating === true,
     readOnly: options.readOnly,
     error: options.errors?.[name],
-    hint: kind === 'multi' ? 'One value per line.' : undefined,
+    hint: options.hint ?? (kind === 'multi' ? 'One value per line.' : undefined),
     autocomplete: autocompleteOf(name, definition),
   });
 }

@@ -3,7 +3,10 @@
  * ETag): the render after the action shows it instead of reading it again, one gateway request fewer
  * per save (issue 28). Kept in the window's PORTLET_SCOPE session like the flash, taken once, and
  * used only for the subject it is of and only by a render soon after the write (the 303's page; one
- * that comes later reads again: someone else may have written since).
+ * that comes later reads again: someone else may have written since). User Admin's subject view
+ * uses it; Self-Service does not: its page shows the second factor's state and a pending address
+ * change (SPEC 15, 16) beside the subject, which the PUT's answer does not hold, and the read that
+ * brings them (include=otp,mail) is one request either way.
  */
 import { IllegalStateException, PortletSession, type PortletRequest } from '../../api';
 import type { Subject } from './svc';
