@@ -31,6 +31,12 @@ export { SvcClientError, type SvcErrorCode } from '../../client/src/errors';
 export const GATEWAY_ATTRIBUTE = 'svc.gateway';
 
 /**
+ * The request attribute under which svc's portal gives a logged-in user's portlets the URL of the
+ * page where that user turns two-step sign-in on (Self-Service; SPEC 15); absent when it shows none.
+ */
+export const SECOND_FACTOR_PAGE_ATTRIBUTE = 'svc.secondFactorPage';
+
+/**
  * How long a context's definition is used before the gateway is asked again. Definitions change only
  * on a core configuration reload, which a page then shows within this time (a form built from the old
  * one meets the core's refusal of what it no longer takes, in words).

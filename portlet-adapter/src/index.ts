@@ -8,7 +8,7 @@
  *     visitor: sessionHandle, address: browserIp, method: 'GET', pathAndQuery: '/gw/api/session' });
  */
 export * from './api';
-export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SvcClientError, SvcGateway, apiPath, signPrincipalAssertion } from './gateway-client';
+export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SECOND_FACTOR_PAGE_ATTRIBUTE, SvcClientError, SvcGateway, apiPath, signPrincipalAssertion } from './gateway-client';
 export type { Evaluation, GatewayClientOptions, GatewayPrincipal, GatewayRequest, GatewayResponse, SvcErrorCode, SvcSessionInfo } from './gateway-client';
 export { buildPortalConfig, loadPortalConfigFile, portalConfigSchema, PortalConfigError, startPortal, type PortalConfig, type RunningPortal } from './portal';
 export { DescriptorError, portletDescriptorSchema } from './container';

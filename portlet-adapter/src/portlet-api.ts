@@ -5,7 +5,7 @@
  * package), so that it installs with undici alone.
  */
 export * from './api';
-export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SvcClientError, apiPath, signPrincipalAssertion } from './gateway-client';
+export { ASSERTION_HEADER, GATEWAY_ATTRIBUTE, GatewayClient, SECOND_FACTOR_PAGE_ATTRIBUTE, SvcClientError, apiPath, signPrincipalAssertion } from './gateway-client';
 export type { Evaluation, GatewayClientOptions, GatewayPrincipal, GatewayRequest, GatewayResponse, SvcErrorCode, SvcGateway, SvcSessionInfo } from './gateway-client';
 /** Escaping for the markup portlets write (`html` escapes every interpolation). */
 export { escapeHtml, html, Html } from '../../common/src/html';

@@ -5,7 +5,8 @@
  * same with JavaScript on, every page checked by axe-core at 375 and 1280 px (no violation, no
  * sideways scrolling) and kept as a screenshot in test-artifacts/demo-browser (otp-*; `npm run
  * screenshots` keeps two under docs/screenshots for portlets.md), then steps up
- * from User Admin's page. Codes are Debian's oathtool's; the core's clock is injected, so each code's
+ * from User Admin's page. Before that, with no factor of her own, User Admin shows her why she
+ * cannot remove bob's (and the way to Self-Service) and the step-up page says the same. Codes are Debian's oathtool's; the core's clock is injected, so each code's
  * step is chosen, never waited for. Skipped with a message when Chromium is absent.
  */
 import { execFileSync } from 'node:child_process';
@@ -122,6 +123,29 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     await bob.submit(() => bob.page.getByRole('button', { name: 'Log out' }).click());
     await logInWithCode(bob, 'bob', secret, false);
     expect(await bob.window('Self-Service').textContent()).toContain('Two-step sign-in is on');
+  });
+
+  test("alice before she has a factor of her own, checked by axe at 375 and 1280 px: User Admin explains instead of offering to remove bob's, and so does the step-up page", async () => {
+    // bob turned two-step sign-in on in the test above; alice has none of her own.
+    const alice = await person('alice-no-factor');
+    await alice.logIn(base, 'alice', users.alice);
+    const bobsView = `${base}/page/admin?users.p.view=show&users.p.subject=bob`;
+    await alice.page.goto(bobsView);
+    const admin = alice.window('User Admin');
+    expect(await admin.textContent()).toContain('On (10 of 10 recovery codes left)');
+    expect(await admin.getByRole('link', { name: /Remove second factor/ }).count()).toBe(0);
+    expect(await admin.getByRole('status').textContent()).toBe('To remove a second factor you must confirm it is you with your own second factor, and you have none. Turn on two-step sign-in in Self-Service first.');
+    await alice.look('otp-admin-own-factor-needed');
+    await alice.submit(() => admin.getByRole('link', { name: 'Turn on two-step sign-in in Self-Service' }).click());
+    expect(new URL(alice.page.url()).pathname).toBe('/portal/page/home');
+    expect(await alice.window('Self-Service').getByRole('link', { name: 'Turn on two-step sign-in' }).count()).toBe(1);
+
+    await alice.page.goto(`${base}/step-up?goto=${encodeURIComponent(new URL(bobsView).pathname + new URL(bobsView).search)}`);
+    expect(await alice.page.getByLabel('Password', { exact: true }).count()).toBe(0);
+    expect(await alice.page.getByRole('status').textContent()).toContain('Turn on two-step sign-in in Self-Service first, then try again.');
+    await alice.look('otp-step-up-no-factor');
+    await alice.submit(() => alice.page.getByRole('link', { name: 'Back' }).click());
+    expect(alice.page.url()).toBe(bobsView);
   });
 
   test('alice, every page checked by axe at 375 and 1280 px: enrollment, the login\'s code, and a step-up from User Admin', async () => {

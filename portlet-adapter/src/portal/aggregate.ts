@@ -15,7 +15,7 @@ import type { PortalDeps } from './deps';
 import { DriverRequest } from './driver-request';
 import { addressOf, type Identity } from './identity';
 import { PageUrlProvider } from './page-url-provider';
-import { visibleWindows } from './pages';
+import { secondFactorPage, visibleWindows } from './pages';
 import { dropUserInfoOnWrite } from './user-info';
 import { parsePageQuery, type ParsedPageQuery, type WindowUrlState } from './url-codec';
 import { windowFrame, type WindowControl, type WindowModel } from './theme/window-frame';
@@ -53,7 +53,8 @@ export function driverRequest(deps: PortalDeps, req: Request, requestId: string,
   const principal = deps.identities.principalOf(identity, addressOf(req));
   // Any session's write (a visitor's too: a forgotten-password reset) drops the written subject's USER_INFO in all its sessions.
   const gateway = deps.gateway.bind(principal, dropUserInfoOnWrite(deps.sessions));
-  return new DriverRequest(req, requestId, page.id, identity, deps.identities.sessionAccess(identity), urls, gateway, deps.config.root, deps.publicOrigin());
+  const setup = identity.kind === 'user' ? secondFactorPage(identity, deps.config) : undefined;
+  return new DriverRequest(req, requestId, page.id, identity, deps.identities.sessionAccess(identity), urls, gateway, deps.config.root, deps.publicOrigin(), setup);
 }
 
 const MESSAGES: Record<Exclude<RenderOutcome['status'], 'ok'>, string> = {

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { PortalRequest, PortalUser, PortletURLProvider, SessionAccess } from '../container/services';
 import type { SvcGateway } from '../gateway-client';
-import { GATEWAY_ATTRIBUTE } from '../gateway-client';
+import { GATEWAY_ATTRIBUTE, SECOND_FACTOR_PAGE_ATTRIBUTE } from '../gateway-client';
 import type { Identity } from './identity';
 
 /** Request headers a portlet may read (`getProperty`): nothing that carries a credential. */
@@ -27,6 +27,8 @@ export class DriverRequest implements PortalRequest {
     readonly gateway: SvcGateway,
     readonly contextPath: string,
     publicOrigin: string,
+    /** Where this user turns two-step sign-in on (pages.ts secondFactorPage), for the portlets. */
+    secondFactorPage?: string,
   ) {
     this.user = identity.kind === 'user' ? { name: identity.session.name, roles: identity.session.roles } : null;
     this.locales = localesOf(req.headers['accept-language']);
@@ -36,7 +38,7 @@ export class DriverRequest implements PortalRequest {
       if (typeof value === 'string') properties[name] = value;
     }
     this.properties = Object.freeze(properties);
-    this.attributes = Object.freeze({ [GATEWAY_ATTRIBUTE]: gateway });
+    this.attributes = Object.freeze({ [GATEWAY_ATTRIBUTE]: gateway, ...(secondFactorPage !== undefined ? { [SECOND_FACTOR_PAGE_ATTRIBUTE]: secondFactorPage } : {}) });
     const origin = new URL(publicOrigin);
     this.scheme = origin.protocol.slice(0, -1);
     this.serverName = origin.hostname;

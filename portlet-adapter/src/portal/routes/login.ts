@@ -13,7 +13,9 @@
  * A step-up (`{root}/step-up`, where a portlet's control denied with `step_up_required` leads) asks
  * the portal user's password and code again and logs in through the gateway asserted for the user and
  * this portal session's handle: the gateway replaces this session's core session with the level 3
- * one. The portal session keeps its principal and handle and gets a new cookie value.
+ * one. The portal session keeps its principal and handle and gets a new cookie value. A user with no
+ * second factor of their own could never reach level 3 (what asks for it, e.g. removing another's
+ * factor, would refuse again): the step-up page says so and leads to Self-Service instead of a form.
  */
 import type { Request, Response } from 'express';
 import { Forbidden, InvalidRequest } from '../../../../common/src/errors';
@@ -21,15 +23,16 @@ import { principalNameOf } from '../../../../common/src/principal-name';
 import { SvcClientError } from '../../../../client/src/errors';
 import { html } from '../../../../common/src/html';
 import { dropRenderCache } from '../../container/expiration-cache';
-import type { LoginAnswer } from '../../gateway-client';
+import { apiPath, type LoginAnswer } from '../../gateway-client';
 import { field, readBody, type PostedBody } from '../body';
 import type { PortalDeps } from '../deps';
 import { addressOf, type Identity } from '../identity';
 import { audit } from '../observability';
 import { isOwnLocation } from '../page-url-provider';
+import { secondFactorPage } from '../pages';
 import { sendLayout } from '../respond';
 import type { PreparedSession } from '../session-store';
-import { codeForm, loginForm, stepUpForm } from '../theme/forms';
+import { codeForm, loginForm, ownFactorNeeded, stepUpForm } from '../theme/forms';
 
 /** How long a password step waits for its code: the core's pending token lives 5 minutes too. */
 const PENDING_MS = 5 * 60 * 1000;
@@ -190,11 +193,34 @@ function codeRefusal(error: unknown): { status: number; message: string } {
   return loginRefusal(error);
 }
 
-/** GET {root}/step-up?goto=…: a visitor logs in first (and comes back here). */
-export function stepUpPage(deps: PortalDeps, req: Request, res: Response, identity: Identity): void {
+/** GET {root}/step-up?goto=…: a visitor logs in first (and comes back here); a user without a second factor is told why none of this can work. */
+export async function stepUpPage(deps: PortalDeps, req: Request, res: Response, identity: Identity): Promise<void> {
   const goto = gotoOf(deps, req.query.goto);
   if (identity.kind !== 'user') return res.redirect(302, `${deps.config.root}/login${goto ? `?goto=${encodeURIComponent(goto)}` : ''}`);
+  if ((await hasOwnFactor(deps, req, res, identity)) === false) return showOwnFactorNeeded(deps, res, identity, goto);
   showStepUp(deps, res, identity, 200, { goto });
+}
+
+/**
+ * Whether the portal user has a confirmed second factor (SPEC 15: a pending one signs nobody in),
+ * as svc says (`GET …/subjects/{s}/otp`, one's own: every user may read it); undefined when it
+ * could not be read, and the step-up form is shown as before.
+ */
+async function hasOwnFactor(deps: PortalDeps, req: Request, res: Response, identity: Identity & { kind: 'user' }): Promise<boolean | undefined> {
+  const { contextId, uniqueId } = identity.session.principal;
+  try {
+    const answer = await deps.gateway.request<{ otp?: { state?: unknown } }>(deps.identities.principalOf(identity, addressOf(req)), { method: 'GET', path: apiPath('contexts', contextId, 'subjects', uniqueId, 'otp') });
+    return answer.body?.otp?.state === 'confirmed';
+  } catch (error) {
+    deps.log.warn({ requestId: res.locals.requestId, err: error }, 'the second factor of the step-up\'s user could not be read');
+    return undefined;
+  }
+}
+
+/** The step-up page of a user with no second factor: why it cannot work, and the way to turn one on. */
+function showOwnFactorNeeded(deps: PortalDeps, res: Response, identity: Identity & { kind: 'user' }, goto: string | undefined): void {
+  res.setHeader('Cache-Control', 'no-store');
+  sendLayout(deps, res, 200, identity, 'Your own second factor is needed', ownFactorNeeded({ setup: secondFactorPage(identity, deps.config), back: goto ?? `${deps.config.root}/` }));
 }
 
 function showStepUp(deps: PortalDeps, res: Response, identity: Identity & { kind: 'user' }, status: number, options: { goto?: string; message?: string }): void {
@@ -242,7 +268,9 @@ export async function stepUp(deps: PortalDeps, req: Request, res: Response, iden
     session.stepUp = { pending: answer.otpRequired, goto, until: Date.now() + PENDING_MS };
     return showCode(deps, res, identity, 200, { goto, stepUp: true });
   }
-  // No second factor: the password alone gives its level (2), which is what this user can have.
+  // No second factor (it went since the form was shown): the password alone gives its level (2),
+  // which is what this user can have, and which lifts nothing that asked for a step-up: going back
+  // would only lead here again, so the page says why.
   steppedUp(deps, res, identity, answer.session.level, goto);
 }
 
@@ -252,6 +280,7 @@ function steppedUp(deps: PortalDeps, res: Response, identity: Identity & { kind:
   if (cookie !== undefined) deps.identities.setSessionCookie(res, cookie);
   dropRenderCache(identity.session.application);
   audit(deps.log, { event: 'portal_step_up', outcome: 'success', user: identity.session.name, session: identity.session.handle, level, requestId: res.locals.requestId });
+  if (level < 3) return showOwnFactorNeeded(deps, res, identity, goto);
   res.redirect(303, goto ?? `${deps.config.root}/`);
 }
 

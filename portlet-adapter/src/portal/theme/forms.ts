@@ -48,3 +48,14 @@ ${model.message ? html`<p class="portlet-msg-error" role="alert">${model.message
 </form>
 <p class="portlet-font"><a href="${model.cancel}">Cancel</a></p></div>`;
 }
+
+/**
+ * The step-up of a user who has no second factor (SPEC 15): it could never succeed, so no form, but
+ * why, and the way to Self-Service (`setup`, when the portal shows it to this user) to turn one on.
+ */
+export function ownFactorNeeded(model: { setup?: string; back: string }): Html {
+  return html`<div class="portal-login">
+<p class="portlet-msg-info" role="status">What you asked for needs you to confirm it is you with your own second factor, and you have none: your password alone cannot confirm it. Turn on two-step sign-in in Self-Service first, then try again.</p>
+${model.setup ? html`<p class="portlet-font"><a href="${model.setup}">Turn on two-step sign-in in Self-Service</a></p>` : new Html('')}
+<p class="portlet-font"><a href="${model.back}">Back</a></p></div>`;
+}

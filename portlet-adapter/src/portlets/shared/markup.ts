@@ -102,6 +102,16 @@ export function stepUpLink(response: RenderResponse, text: string, note = true):
   return html`<a class="portlet-font svc-link svc-step-up" href="${url}">${text}${note ? html` <span class="portlet-font-dim">(confirm with your code first)</span>` : html``}</a>`;
 }
 
+/**
+ * What stands where a control would lead to a step-up this user can never complete: svc asks a
+ * session confirmed with one's own second factor, and the user has none (SPEC 15). Why, and where
+ * to turn one on (`setup`: the page the portal names, when it names one).
+ */
+export function ownFactorNeeded(doing: string, setup: string | undefined): Html {
+  const why = message('info', `To ${doing} you must confirm it is you with your own second factor, and you have none. Turn on two-step sign-in in Self-Service first.`);
+  return setup ? html`${why}<p class="svc-controls">${link(setup, 'Turn on two-step sign-in in Self-Service')}</p>` : why;
+}
+
 /** An action's outcome at the top of the window; a refusal for want of a step-up links to it. */
 export function flashMessage(response: RenderResponse, flash: { kind: MessageKind; message: string; stepUp?: boolean } | undefined): Html {
   if (!flash) return html``;

@@ -6,7 +6,7 @@
 import type { PrincipalName } from '../../../../common/src/principal-name';
 import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
-import { apiPath, GATEWAY_ATTRIBUTE, type Decision, type Evaluation, type SvcGateway } from '../../gateway-client';
+import { apiPath, GATEWAY_ATTRIBUTE, SECOND_FACTOR_PAGE_ATTRIBUTE, type Decision, type Evaluation, type SvcGateway } from '../../gateway-client';
 import type { SubjectEventPage } from '../../../../common/src/wire/subject-event';
 import type { ContextDefinition } from './definition';
 
@@ -240,6 +240,12 @@ export function csvExportPath(contextId: string, query: Pick<SearchQuery, 'searc
 export function svcUserOf(request: PortletRequest): PrincipalName | null {
   const gateway = request.getAttribute(GATEWAY_ATTRIBUTE) as SvcGateway | null;
   return gateway?.principal?.user ?? null;
+}
+
+/** The page where the portal shows this user how to turn two-step sign-in on (Self-Service, SPEC 15); undefined when it says none. */
+export function secondFactorPageOf(request: PortletRequest): string | undefined {
+  const page = request.getAttribute(SECOND_FACTOR_PAGE_ATTRIBUTE);
+  return typeof page === 'string' ? page : undefined;
 }
 
 /** The svc operations for this request, through the gateway client the portal provides. */

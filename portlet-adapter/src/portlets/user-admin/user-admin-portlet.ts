@@ -16,11 +16,11 @@ import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
 import { takeWritten, keepWritten } from '../shared/written';
 import { actionForm, button, checkboxes, field, flashMessage, html, message, type Html } from '../shared/markup';
-import { csvExportPath, svcOf, svcUserOf, type AccessQuestion, type Svc } from '../shared/svc';
+import { csvExportPath, secondFactorPageOf, svcOf, svcUserOf, type AccessQuestion, type OtpState, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
-import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights } from './views';
+import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, otpRemovalNeedsOwnFactor, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights, type SubjectView } from './views';
 
 /**
  * The questions of one subject's controls, in the order RowRights reads them: READ, UPDATE and DELETE
@@ -71,7 +71,7 @@ export class UserAdminPortlet extends SvcPortlet {
     'User Admin manages the subjects of a context: search by words or with a SCIM filter (for example mail ew "@example.com"), sort by a column by choosing its header, then view, edit, delete or lift a lockout. The Status column says whether a subject is active, disabled or locked after failed logins. Only the buttons you are allowed to use are shown.',
     'To disable, enable or delete several subjects at once, tick their rows, choose the action and press Continue: one confirmation page lists them. Export CSV downloads every subject the current search finds, in its order, as a spreadsheet file.',
     'Deleting asks for a confirmation and ends the sessions of that subject. Lifting a lockout lets a subject locked after failed logins log in again at once. A subject\'s view lists its last 20 events (logins, lockouts, changes, by whom and from where), with a link to older ones.',
-    'A subject\'s view says whether two-step sign-in is on. "Remove second factor" takes it off (for someone who lost the phone and the recovery codes); it needs a session you confirmed with your own code: the link asks for your password and code first when yours was not.',
+    'A subject\'s view says whether two-step sign-in is on. "Remove second factor" takes it off (for someone who lost the phone and the recovery codes); it needs a session you confirmed with your own code: the link asks for your password and code first when yours was not. Without a second factor of your own you cannot confirm it, so the view says so instead: turn on two-step sign-in in Self-Service first.',
     'In the preferences (Edit mode of this window) you choose the page size (5 to 100), the columns of the result table and the context.',
   ];
 
@@ -149,7 +149,9 @@ export class UserAdminPortlet extends SvcPortlet {
     }
     if (state.view === 'otp') {
       const [removal] = await svc.decide([{ action: 'UPDATE', resource: { type: 'subject.otp', id: principalName({ contextId, uniqueId: state.subject }) } }]);
-      return removal === 'deny' ? message('error', `You are not allowed to remove the second factor of ${state.subject}.`) : otpRemovalConfirmation(response, state, state.subject);
+      if (removal === 'deny') return message('error', `You are not allowed to remove the second factor of ${state.subject}.`);
+      if (removal === 'allow' && (await this.lacksOwnFactor(request, svc, contextId, state.subject))) return otpRemovalNeedsOwnFactor(response, state, state.subject, secondFactorPageOf(request));
+      return otpRemovalConfirmation(response, state, state.subject);
     }
     if (state.view === 'bulk') return this.bulkView(request, response, svc, contextId, state);
     if (state.view === 'events') return this.eventsView(request, response, svc, contextId, state);
@@ -179,7 +181,24 @@ export class UserAdminPortlet extends SvcPortlet {
     const may = rowRights(answers, 0);
     if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
     const otp = 'otp' in read ? read.otp : undefined;
-    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent, otp, removeOtp: all[6] });
+    // Allowed by the policies, the removal still needs a level 3 session (SPEC 15), which an
+    // administrator without a factor of their own can never have: asked only where it matters.
+    const removal = all[6];
+    const removeOtp: SubjectView['removeOtp'] = removal === 'allow' && otp !== undefined && otp.state !== 'none' && (await this.lacksOwnFactor(request, svc, contextId, state.subject, otp)) ? 'own_factor_needed' : removal;
+    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent, otp, removeOtp, secondFactorPage: secondFactorPageOf(request) });
+  }
+
+  /**
+   * True when the administrator has no confirmed second factor of their own (SPEC 15), so that the
+   * level 3 session removing another's factor needs is out of reach: `GET …/otp` of their own
+   * subject (every user may read it), or the subject's own state when it is theirs. Unknown (svc
+   * did not answer): false, and the control is offered as before.
+   */
+  private async lacksOwnFactor(request: PortletRequest, svc: Svc, contextId: string, subjectId: string, subjectOtp?: OtpState): Promise<boolean> {
+    const user = svcUserOf(request);
+    if (!user) return false;
+    const own = user.contextId === contextId && user.uniqueId === subjectId && subjectOtp ? subjectOtp : await svc.otpState(user.contextId, user.uniqueId).catch(() => undefined);
+    return own !== undefined && own.state !== 'confirmed';
   }
 
   private async eventsView(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState): Promise<Html> {
@@ -342,7 +361,17 @@ export class UserAdminPortlet extends SvcPortlet {
   /** Another subject's second factor, removed (the core asks a level 3 session of the administrator: SPEC 15). */
   private async removeOtp(request: ActionRequest, response: ActionResponse): Promise<void> {
     const target = param(request, 'target');
-    await svcOf(request).otpRemove(this.contextId(request), target);
+    const svc = svcOf(request);
+    const contextId = this.contextId(request);
+    try {
+      await svc.otpRemove(contextId, target);
+    } catch (error) {
+      // A step-up this administrator cannot complete (no factor of their own): the removal's page (retry) says why, not "confirm it is you".
+      if (error instanceof SvcClientError && error.code === 'step_up_required' && (await this.lacksOwnFactor(request, svc, contextId, target))) {
+        throw new FormRefusal(`The second factor of ${target} was not removed.`);
+      }
+      throw error;
+    }
     setFlash(request, { kind: 'success', message: `The second factor of ${target} was removed; ${target} signs in with the password alone.` });
     response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: target }));
   }

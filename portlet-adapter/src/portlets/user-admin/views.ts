@@ -9,7 +9,7 @@ import { displayValue, labelOf, readableAttributes, type ContextDefinition } fro
 import type { Flash } from '../shared/flash';
 import { attributeField } from '../shared/forms';
 import type { Decision } from '../../gateway-client';
-import { actionForm, button, details, field, html, link, stepUpLink, type Html } from '../shared/markup';
+import { actionForm, button, details, field, html, link, ownFactorNeeded, stepUpLink, type Html } from '../shared/markup';
 import type { LockoutState, OtpState, SearchPage, Subject, SubjectEventPage, SubjectStatus } from '../shared/svc';
 import { OP } from '../shared/svc-portlet';
 import { hiddenFieldsOf, urlTo, type AdminState, type BulkAction } from './state';
@@ -204,9 +204,18 @@ export interface SubjectView {
   events?: SubjectEventPage;
   /** Whether the subject has a second factor (SPEC 15), when the check allows reading it. */
   otp?: OtpState;
-  /** UPDATE of `…/otp`: removing the subject's second factor (which also needs a level 3 session). */
-  removeOtp?: Decision;
+  /**
+   * UPDATE of `…/otp`: removing the subject's second factor (which also needs a level 3 session);
+   * `own_factor_needed`: allowed, but the administrator has no second factor of their own to reach
+   * level 3 with, so the step-up the removal would meet can never succeed.
+   */
+  removeOtp?: Decision | 'own_factor_needed';
+  /** Where the portal shows the administrator how to turn two-step sign-in on. */
+  secondFactorPage?: string;
 }
+
+/** The words of the one thing a second factor's removal needs first. */
+export const REMOVING_A_FACTOR = 'remove a second factor';
 
 /** A second factor's state as the subject's view shows it. */
 export function otpText(otp: OtpState): string {
@@ -223,11 +232,13 @@ export function subjectDetails(response: RenderResponse, state: AdminState, view
   const rows: Array<[string, string]> = [['User name', id], ...status, ...twoStep, ...readableAttributes(view.definition).map((n): [string, string] => [labelOf(n), displayValue(subject.attributes[n])])];
   const hasFactor = view.otp !== undefined && view.otp.state !== 'none';
   const removeOtp =
-    !hasFactor || view.removeOtp === undefined || view.removeOtp === 'deny'
+    !hasFactor || view.removeOtp === undefined || view.removeOtp === 'deny' || view.removeOtp === 'own_factor_needed'
       ? html``
       : view.removeOtp === 'step_up'
         ? stepUpLink(response, 'Remove second factor')
         : link(urlTo(response, state, { view: 'otp', subject: id }), 'Remove second factor', `Remove the second factor of ${id}`);
+  // In place of a control that could only lead to a step-up this administrator cannot complete.
+  const ownFactor = hasFactor && view.removeOtp === 'own_factor_needed' ? ownFactorNeeded(REMOVING_A_FACTOR, view.secondFactorPage) : html``;
   const controls = [
     may.update ? link(urlTo(response, state, { view: 'edit', subject: id }), 'Edit') : html``,
     may.delete ? link(urlTo(response, state, { view: 'delete', subject: id }), 'Delete') : html``,
@@ -236,7 +247,7 @@ export function subjectDetails(response: RenderResponse, state: AdminState, view
     link(urlTo(response, state, { view: 'list' }), 'Back to the list'),
   ];
   const recent = events ? recentEvents(response, state, id, events) : html``;
-  return html`<h3 class="portlet-section-header">${id}</h3>${details(rows)}<div class="svc-controls">${controls}</div>${recent}`;
+  return html`<h3 class="portlet-section-header">${id}</h3>${details(rows)}<div class="svc-controls">${controls}</div>${ownFactor}${recent}`;
 }
 
 const EVENT_WORDS: Record<string, string> = {
@@ -333,6 +344,12 @@ export function editForm(response: RenderResponse, state: AdminState, definition
   const cancel = link(urlTo(response, state, { view: 'show', subject: subject.uniqueId }), 'Cancel');
   const body = html`${fields}${button('Save')} ${cancel}`;
   return html`<h3 class="portlet-section-header">Edit ${subject.uniqueId}</h3>${form(response, state, 'save', { target: subject.uniqueId, etag }, body, `Edit ${subject.uniqueId}`)}`;
+}
+
+/** The removal's page when the administrator has no second factor of their own: why it cannot be done yet, and the way back. */
+export function otpRemovalNeedsOwnFactor(response: RenderResponse, state: AdminState, subjectId: string, secondFactorPage: string | undefined): Html {
+  const back = link(urlTo(response, state, { view: 'show', subject: subjectId }), `Back to ${subjectId}`);
+  return html`<h3 class="portlet-section-header">Second factor of ${subjectId}</h3>${ownFactorNeeded(REMOVING_A_FACTOR, secondFactorPage)}<p class="svc-controls">${back}</p>`;
 }
 
 /** Removing another subject's second factor (SPEC 15): a confirmation, as a delete has. */
