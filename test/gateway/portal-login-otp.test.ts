@@ -69,7 +69,7 @@ describe('the …/otp resource through the gateway', () => {
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(true);
     // GET says whether there is one, never the secret.
     expect(await state()).toEqual({ state: 'confirmed', recoveryCodesLeft: 10 });
-    // The same beside the subject, in one request (Self-Service's page); include takes otp only.
+    // The same beside the subject, in one request (Self-Service's page); an include that names no part is 400.
     const read = await send(gateway, '/gw/api/contexts/employees/subjects/bob?include=otp', { user: employee('bob'), visitor: 'bob-portal-1' });
     expect(read.json()).toMatchObject({ subject: { uniqueId: 'bob' }, otp: { state: 'confirmed', recoveryCodesLeft: 10 } });
     expect(read.text).not.toContain(secret);

@@ -3,6 +3,12 @@ import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
 import { sendDocument } from '../respond';
 import type { HttpServices } from '../services';
+import type { SubjectEventPage } from '../../../../common/src/wire/subject-event';
+
+/** `{"events":[…],"total":N}`: the route's answer, and what READ's `include=events` embeds. */
+export function eventPageDocument(page: SubjectEventPage): SubjectEventPage {
+  return { events: page.events.map((e) => ({ ...e })), total: page.total };
+}
 
 /**
  * `GET {base}/contexts/{c}/subjects/{s}/events?offset&quantity` (SPEC 10.4): the audit events about a
@@ -20,7 +26,7 @@ export const events = (s: Pick<HttpServices, 'subjects'>): RestResource => ({
       const offset = integerParam(req, 'offset', 0);
       const quantity = integerParam(req, 'quantity', defaultQuantity, maxQuantity);
       const page = await s.subjects.events(ids.contextId!, ids.subjectId!, offset, quantity);
-      sendDocument(req, res, 200, { events: page.events.map((e) => ({ ...e })), total: page.total }, { xmlRoot: 'subjectEvents' });
+      sendDocument(req, res, 200, eventPageDocument(page), { xmlRoot: 'subjectEvents' });
     }),
   },
 });

@@ -1,10 +1,10 @@
 /**
  * A subject's status as the REST API shows it (SPEC 3 and 6): `GET …/lockout`'s document and the
  * `status` SEARCH's `include=status` (REST and SOAP) adds to each result its caller may READ the `…/lockout` of,
- * from one batch of the lockout store per page.
+ * from one batch of the lockout store per page; and how any such addition is decided (mayReadPart).
  */
 import { InvalidRequest } from '../../../../common/src/errors';
-import type { WireDocument } from '../../../../common/src/wire/xml';
+import type { LockoutState } from '../../../../common/src/wire/subject-parts';
 import type { LockStatus } from '../../login/lockout-store';
 import type { SearchAnswer } from '../../subjects/subject-operations';
 import type { Asker } from '../../policy/decisions';
@@ -13,7 +13,7 @@ import type { HttpServices } from '../services';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** `{"locked":bool,"lockedUntil":ISO-8601|null,"failures":N}`. */
-export function lockStatusDocument(status: LockStatus): WireDocument {
+export function lockStatusDocument(status: LockStatus): LockoutState {
   return { locked: status.locked, lockedUntil: iso(status.lockedUntil), failures: status.failures };
 }
 
@@ -25,14 +25,23 @@ export function includesStatus(include: string | undefined): boolean {
 }
 
 /**
- * Adds `status` to the results whose `…/lockout` the caller may READ: each decided quietly (the
- * roles read once per request), then one `statuses` call for those allowed.
+ * Whether the caller may READ `part` of a subject (`lockout`, `events`, `otp`, `mail`) for an answer
+ * to add it to another (SEARCH's `include=status`, READ's `include`): the PDP call of the part's own
+ * route, quietly (neither audited nor counted, as a check's discovery question: the request asked
+ * for the subject, and a part left out is no refusal), the roles read once per request.
+ */
+export async function mayReadPart(decisions: HttpServices['decisions'], asker: Asker, contextId: string, uniqueId: string, part: string): Promise<boolean> {
+  return (await decisions.decide(asker, 'READ', `contexts/${contextId}/subjects/${uniqueId}/${part}`, { quiet: true })).decision === 'ALLOW';
+}
+
+/**
+ * Adds `status` to the results whose `…/lockout` the caller may READ: each decided by mayReadPart,
+ * then one `statuses` call for those allowed.
  */
 export async function addStatus(s: Pick<HttpServices, 'decisions' | 'accounts'>, asker: Asker, contextId: string, answer: SearchAnswer): Promise<SearchAnswer> {
   const allowed: string[] = [];
   for (const result of answer.results) {
-    const target = `contexts/${contextId}/subjects/${result.uniqueId}/lockout`;
-    if ((await s.decisions.decide(asker, 'READ', target, { quiet: true })).decision === 'ALLOW') allowed.push(result.uniqueId);
+    if (await mayReadPart(s.decisions, asker, contextId, result.uniqueId, 'lockout')) allowed.push(result.uniqueId);
   }
   const statuses = allowed.length ? await s.accounts.lockStatuses(contextId, allowed) : new Map<string, LockStatus>();
   return {

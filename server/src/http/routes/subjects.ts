@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { InvalidRequest, MalformedBody } from '../../../../common/src/errors';
+import { MalformedBody } from '../../../../common/src/errors';
 import type { StoredSubject } from '../../subjects/subject';
 import { etagOf, subjectInput, type SubjectInput } from '../../subjects/subject-operations';
 import { documentBody, integerParam, queryParam } from '../body';
@@ -8,7 +8,8 @@ import { step } from '../exchange';
 import type { RestResource } from '../rest-resource';
 import { notModified, sendDocument } from '../respond';
 import type { HttpServices } from '../services';
-import type { WireValue } from '../../../../common/src/wire/xml';
+import { READ_XML_ROOT, type ReadIncluded } from '../../../../common/src/wire/subject-parts';
+import { includedParts, readIncludes } from './read-includes';
 import { addStatus, includesStatus } from './subject-status';
 
 type Services = Pick<HttpServices, 'subjects' | 'subjectOperations' | 'decisions' | 'accounts' | 'secondFactors' | 'email'>;
@@ -22,20 +23,13 @@ function subjectBody(req: Request): SubjectInput {
   return subjectInput(doc.subject);
 }
 
-function sendSubject(s: Services, req: Request, res: Response, status: number, contextId: string, subject: StoredSubject, extra: Record<string, WireValue> = {}): void {
-  res.setHeader('ETag', etagOf(subject));
-  sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject), ...extra });
-}
-
 /**
- * A READ's `include`: absent, or `otp` (whether the subject has a second factor), `mail` (a pending
- * address change, SPEC 16) or both, comma-separated, each beside the subject; anything else is 400 naming it.
+ * The subject and its ETag; with `included` (a READ's `include`: what it added beside `"subject"`,
+ * maybe nothing) under one XML root, `<read>`, whatever was added, as SEARCH's `<search>`.
  */
-function includes(include: string | undefined): { otp: boolean; mail: boolean } {
-  if (include === undefined) return { otp: false, mail: false };
-  const asked = include.split(',');
-  if (!asked.every((name) => name === 'otp' || name === 'mail')) throw new InvalidRequest('include must be otp, mail or otp,mail', { errors: [{ path: 'include', message: 'not otp or mail' }] });
-  return { otp: asked.includes('otp'), mail: asked.includes('mail') };
+function sendSubject(s: Services, req: Request, res: Response, status: number, contextId: string, subject: StoredSubject, included?: ReadIncluded): void {
+  res.setHeader('ETag', etagOf(subject));
+  sendDocument(req, res, status, { subject: s.subjects.view(contextId, subject), ...included }, included ? { xmlRoot: READ_XML_ROOT } : {});
 }
 
 /** `{base}/contexts/{c}/subjects`: CREATE (a registration from an anonymous session) and SEARCH. */
@@ -79,18 +73,13 @@ export const subject = (s: Services): RestResource => ({
   target: (ids) => `contexts/${ids.contextId}/subjects/${ids.subjectId}`,
   perform: {
     GET: step('readSubject', async ({ req, res, ids, state, config }) => {
-      const asked = includes(queryParam(req, 'include'));
+      const asked = readIncludes(queryParam(req, 'include'));
       const found = await s.subjects.read(ids.contextId!, ids.subjectId!);
-      if (asked.otp || asked.mail) {
-        // Beside the subject, each when the caller may READ its own target: one request for Self-Service's page.
-        const extra: Record<string, WireValue> = {};
-        const may = async (what: string) => (await s.decisions.decide(state, 'READ', `contexts/${ids.contextId}/subjects/${ids.subjectId}/${what}`, { quiet: true })).decision === 'ALLOW';
-        // `"otp":{…}`: GET …/otp's document, never a secret.
-        if (asked.otp && (await may('otp'))) extra.otp = { ...s.secondFactors.state({ contextId: ids.contextId!, uniqueId: ids.subjectId! }) };
-        // `"mailPending":{"mail","expires"}` or null: GET …/mail's `pending`; absent where svc sends no mail.
-        if (asked.mail && config.mail && (await may('mail'))) extra.mailPending = (await s.email.pendingAddress(ids.contextId!, ids.subjectId!)) ?? null;
+      if (asked.size) {
+        // Beside the subject, each part when the caller may READ its own target: one request for a page (issue 28).
+        const included = await includedParts(s, state, config, ids.contextId!, ids.subjectId!, asked);
         res.setHeader('Cache-Control', 'no-store');
-        return sendSubject(s, req, res, 200, ids.contextId!, found, extra);
+        return sendSubject(s, req, res, 200, ids.contextId!, found, included);
       }
       if (!notModified(req, etagOf(found))) return sendSubject(s, req, res, 200, ids.contextId!, found);
       res.setHeader('ETag', etagOf(found));
