@@ -10,12 +10,12 @@
  */
 import { ClientSealer } from './clientcred/sealer';
 import { loadClientConfig, validateClientConfig, type ClientConfig, type ConfigSources } from './config';
-import { decodeCheck, decodeContexts, decodeEvents, decodeProblem, decodeSearch, decodeSession, decodeSubject } from './decode';
+import { decodeCheck, decodeContexts, decodeEvents, decodeProblem, decodeRead, decodeSearch, decodeSession, decodeSubject } from './decode';
 import { SvcSessionError, clientFailure, errorFromProblem, type SvcClientError } from './errors';
 import { HttpTransport, type TransportOptions, type WireRequest, type WireResponse } from './http-transport';
 import { MEDIA } from '../../common/src/wire/media';
 import { checkCredentials, loginForm, type Credentials } from './login';
-import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type MailStatus, type Operation, type SearchPage, type SearchQuery, type SessionInfo, type Subject, type SubjectEventPage, type VerificationSent } from './types';
+import { OPERATIONS, type AttributeChanges, type CheckDecision, type ConnectionKind, type ContextInfo, type MailStatus, type Operation, type ReadOptions, type SearchPage, type SearchQuery, type SessionInfo, type Subject, type SubjectEventPage, type SubjectRead, type VerificationSent } from './types';
 
 export interface ConnectionOptions extends TransportOptions {
   /** The configuration, or where to read it; default: the environment (see config.ts). */
@@ -122,8 +122,13 @@ export class Connection {
     return this.#contexts.map((c) => ({ ...c }));
   }
 
-  async get(subjectId: string): Promise<Subject> {
-    return withEtag(await this.#call({ method: 'GET', path: this.#subjectPath(subjectId) }, [200]));
+  /** READ; `include` adds parts of the subject the session may read (otp, mail, lockout, events), in the same request. */
+  async get(subjectId: string, options: ReadOptions = {}): Promise<SubjectRead> {
+    const include = options.include?.length ? options.include.join(',') : undefined;
+    if (include === undefined) return withEtag(await this.#call({ method: 'GET', path: this.#subjectPath(subjectId) }, [200]));
+    const res = await this.#call({ method: 'GET', path: this.#subjectPath(subjectId), query: { include } }, [200]);
+    const etag = res.headers.etag;
+    return { ...decodeRead(res.document), ...(typeof etag === 'string' && { etag }) };
   }
 
   async search(query: SearchQuery = {}): Promise<SearchPage> {

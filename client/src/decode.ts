@@ -4,9 +4,10 @@
  * becomes true and "" in a list's place becomes []. A document of another shape is a bad_response.
  */
 import { SHOWN_SESSION_TYPES } from '../../common/src/wire/session-view';
+import { READ_XML_ROOT, type LockoutState, type MailPending, type OtpState } from '../../common/src/wire/subject-parts';
 import type { WireDocument, WireValue } from '../../common/src/wire/xml';
 import { clientFailure, type ProblemInfo } from './errors';
-import { OPERATIONS, type AttributeValue, type CheckDecision, type ContextInfo, type Operation, type SearchPage, type SessionInfo, type SubjectEventPage, type SessionType, type Subject } from './types';
+import { OPERATIONS, type AttributeValue, type CheckDecision, type ContextInfo, type Operation, type SearchPage, type SessionInfo, type SubjectEventPage, type SessionType, type Subject, type SubjectRead } from './types';
 
 type WireObject = { [key: string]: WireValue };
 
@@ -80,15 +81,47 @@ export function decodeSearch(doc: WireDocument | undefined): SearchPage {
 
 const nullableText = (value: WireValue | undefined, path: string): string | null => (value === null || value === undefined ? null : text(value, path));
 
-export function decodeEvents(doc: WireDocument | undefined): SubjectEventPage {
-  const s = root(doc, 'subjectEvents');
+function decodeEventPage(value: WireValue | undefined, path: string): SubjectEventPage {
+  const s = object(value, path);
   return {
-    events: list(s.events, 'events').map((value, i) => {
-      const e = object(value, `events[${i}]`);
-      const at = `events[${i}]`;
+    events: list(s.events, `${path}.events`).map((item, i) => {
+      const e = object(item, `${path}.events[${i}]`);
+      const at = `${path}.events[${i}]`;
       return { at: text(e.at, `${at}.at`), type: text(e.type, `${at}.type`), client: nullableText(e.client, `${at}.client`), principal: nullableText(e.principal, `${at}.principal`), peer: nullableText(e.peer, `${at}.peer`), detail: text(e.detail, `${at}.detail`) };
     }),
-    total: integer(s.total, 'total'),
+    total: integer(s.total, `${path}.total`),
+  };
+}
+
+export function decodeEvents(doc: WireDocument | undefined): SubjectEventPage {
+  return decodeEventPage(root(doc, 'subjectEvents'), 'subjectEvents');
+}
+
+function decodeOtp(value: WireValue | undefined, path: string): OtpState {
+  const o = object(value, path);
+  return { state: oneOf(o.state, ['none', 'pending', 'confirmed'] as const, `${path}.state`), recoveryCodesLeft: integer(o.recoveryCodesLeft, `${path}.recoveryCodesLeft`) };
+}
+
+function decodeMailPending(value: WireValue | undefined, path: string): MailPending | null {
+  if (value === null) return null;
+  const m = object(value, path);
+  return { mail: text(m.mail, `${path}.mail`), expires: text(m.expires, `${path}.expires`) };
+}
+
+function decodeLockout(value: WireValue | undefined, path: string): LockoutState {
+  const l = object(value, path);
+  return { locked: boolean(l.locked, `${path}.locked`), lockedUntil: nullableText(l.lockedUntil, `${path}.lockedUntil`), failures: integer(l.failures, `${path}.failures`) };
+}
+
+/** A READ with `include`: `<read>` (JSON: the members beside "subject"), each part only when the answer has it. */
+export function decodeRead(doc: WireDocument | undefined): SubjectRead {
+  const r = root(doc, READ_XML_ROOT);
+  return {
+    ...decodeSubjectValue(r.subject, `${READ_XML_ROOT}.subject`),
+    ...(r.otp !== undefined && { otp: decodeOtp(r.otp, `${READ_XML_ROOT}.otp`) }),
+    ...(r.mailPending !== undefined && { mailPending: decodeMailPending(r.mailPending, `${READ_XML_ROOT}.mailPending`) }),
+    ...(r.lockout !== undefined && { lockout: decodeLockout(r.lockout, `${READ_XML_ROOT}.lockout`) }),
+    ...(r.events !== undefined && { events: decodeEventPage(r.events, `${READ_XML_ROOT}.events`) }),
   };
 }
 

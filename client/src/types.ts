@@ -5,8 +5,9 @@
 import type { CheckAnswer } from '../../common/src/wire/check-answer';
 import type { SessionView, ShownSessionType } from '../../common/src/wire/session-view';
 import type { SubjectEvent, SubjectEventPage } from '../../common/src/wire/subject-event';
+import type { LockoutState, MailPending, OtpState, ReadInclude, ReadIncluded } from '../../common/src/wire/subject-parts';
 
-export type { SubjectEvent, SubjectEventPage };
+export type { SubjectEvent, SubjectEventPage, LockoutState, MailPending, OtpState, ReadInclude };
 
 /** The seed's five operations (the check and the policies use the same names). */
 export { OPERATIONS, type Operation } from '../../common/src/wire/operations';
@@ -20,6 +21,18 @@ export interface Subject {
   /** The subject's version as the server's ETag (results only); give it to `update` as `ifMatch`. */
   etag?: string;
 }
+
+/** What `get` reads beside the subject, in the same request. */
+export interface ReadOptions {
+  /**
+   * Parts of the subject (`otp`, `mail`, `lockout`, `events`: the newest 20), each added only when the
+   * session may READ its own target (`…/{s}/otp`, `…/mail`, `…/lockout`, `…/events`); absent otherwise.
+   */
+  include?: readonly ReadInclude[];
+}
+
+/** A subject as `get` answers it: with the parts asked for in `include` that the session may read. */
+export interface SubjectRead extends Subject, ReadIncluded {}
 
 /** For UPDATE: the attributes given replace those attributes; `null` removes one. */
 export type AttributeChanges = Record<string, AttributeValue | null>;
@@ -78,5 +91,5 @@ export interface VerificationSent {
 /** SPEC 16: a subject's address and a change waiting for the link mailed to the new one. */
 export interface MailStatus {
   mail: string | null;
-  pending: { mail: string; expires: string } | null;
+  pending: MailPending | null;
 }

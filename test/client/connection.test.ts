@@ -91,6 +91,23 @@ describe("issue 29's reads as alice, XML on the wire", () => {
   });
 });
 
+describe('READ with include, XML on the wire (issue 28)', () => {
+  it('alice reads bob with his lock and events typed as their own calls give them; bob himself gets his events, not his lock', async () => {
+    const alice = await asAlice();
+    const bob = await asBob();
+    const read = await alice.get('bob', { include: ['lockout', 'events', 'otp'] });
+    expect(read).toMatchObject({ uniqueId: 'bob', etag: expect.stringMatching(/^"\d+"$/), otp: { state: 'none', recoveryCodesLeft: 0 } });
+    expect(read.lockout).toEqual({ locked: false, lockedUntil: null, failures: expect.any(Number) });
+    expect(read.events).toEqual(await alice.events('bob', { offset: 0, quantity: 20 }));
+    expect(read.events!.total).toBeGreaterThanOrEqual(1);
+    expect(read.attributes).toEqual((await alice.get('bob')).attributes);
+    const own = await bob.get('bob', { include: ['lockout', 'events'] });
+    expect(own.lockout).toBeUndefined();
+    expect(own.events).toEqual(await bob.events('bob', { offset: 0, quantity: 20 }));
+    expect(Object.keys(await bob.get('bob', { include: ['lockout'] })).sort()).toEqual(['attributes', 'etag', 'uniqueId']);
+  });
+});
+
 describe('the five operations as alice (admin in employees), XML on the wire', () => {
   it('CREATE, READ, UPDATE, SEARCH, DELETE', async () => {
     const conn = await asAlice();
