@@ -1,9 +1,13 @@
 /**
  * How many gateway requests a portal page costs (issue 28), counted on the gateway's own `/metrics`
- * (its /api routes, not /health, /ready, /metrics): a page view, and a Self-Service "Edit profile"
- * save (the action and the page after it). Counts, not timings: the portal-requests scenario
+ * (its /api routes, not /health, /ready, /metrics): a page view (the demo's home and Administration
+ * pages, and User Admin's view of one subject there), and a Self-Service "Edit profile" save (the
+ * action and the page after it). Counts, not timings: the portal-requests scenario
  * prints them and test/portal/page-requests.test.ts asserts them, both through these functions.
  */
+
+/** The query of the demo's Administration page (window `users`, User Admin) that shows bob: his attributes, status, second factor and recent events. */
+export const SUBJECT_VIEW_QUERY = 'users.p.view=show&users.p.subject=bob';
 
 /** Requests the gateway has answered on its /api routes. */
 export async function gatewayApiRequests(gatewayUrl: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { withChild } from '../lib/child';
 import { withCore } from '../lib/core';
 import { withGateway } from '../lib/gateway';
-import { requestsPerPage, requestsPerProfileSave } from '../lib/page-requests';
+import { requestsPerPage, requestsPerProfileSave, SUBJECT_VIEW_QUERY } from '../lib/page-requests';
 import type { Row, Scenario } from '../lib/scenario';
 import type { PortalReady } from '../servers/portal';
 
@@ -15,7 +15,8 @@ function countRow(name: string, count: number, limit: number, unit: string): Row
 
 /**
  * Gateway requests per portal page (issue 28), counted on the gateway's /metrics: bob's home page
- * (Self-Service), alice's Administration (User Admin, 20 results), and bob's "Edit profile" save
+ * (Self-Service), alice's Administration (User Admin, 20 results), her view of bob there (his status,
+ * second factor and recent events), and bob's "Edit profile" save
  * (the action and the page after it). The demo portal, a gateway and a core each in its own process.
  */
 export const portalRequests: Scenario = {
@@ -28,10 +29,12 @@ export const portalRequests: Scenario = {
           const alice = { ...bob, cookie: p.cookies.alice };
           const home = await requestsPerPage(bob, `${p.root}/page/home`);
           const admin = await requestsPerPage(alice, `${p.root}/page/admin`);
+          const subject = await requestsPerPage(alice, `${p.root}/page/admin?${SUBJECT_VIEW_QUERY}`);
           const save = await requestsPerProfileSave(bob, p.root, { givenName: 'Robert' });
           return [
             countRow('gateway requests per page view: home page (Self-Service), bob', home, PER_PAGE_VIEW, 'requests/page'),
             countRow('gateway requests per page view: Administration (User Admin, 20 results), alice', admin, PER_PAGE_VIEW, 'requests/page'),
+            countRow('gateway requests per page view: Administration, one subject (User Admin: bob with his status and events), alice', subject, PER_PAGE_VIEW, 'requests/page'),
             countRow('gateway requests per "Edit profile" save (action + the page after it), bob', save, PER_PROFILE_SAVE, 'requests/save'),
           ];
         }),

@@ -1,15 +1,15 @@
 /**
  * What a portal page costs at the gateway (issue 28), counted on the gateway's /metrics exactly as
  * the bench's portal-requests scenario counts them (bench/lib/page-requests.ts): the demo portal, a
- * real gateway and a real core on port 0. Counts, not timings: bob's home page and alice's
- * Administration page take at most 2 gateway requests a view, bob's "Edit profile" save (the action
- * and the page after it) at most 3.
+ * real gateway and a real core on port 0. Counts, not timings: bob's home page, alice's
+ * Administration page and her view of one subject there (bob, with his lock and his events) take at
+ * most 2 gateway requests a view, bob's "Edit profile" save (the action and the page after it) at most 3.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { requestsPerPage, requestsPerProfileSave, type CountTarget } from '../../bench/lib/page-requests';
+import { requestsPerPage, requestsPerProfileSave, SUBJECT_VIEW_QUERY, type CountTarget } from '../../bench/lib/page-requests';
 import type { RunningGateway } from '../../gateway/src/index';
 import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
@@ -17,6 +17,9 @@ import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
 import { demoPortalDocument } from '../../server/src/demo/demo-portal';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { startTestGateway } from '../gateway/gateway-helpers';
+
+/** User Admin's view of bob on the Administration page (its window is `users`). */
+const SUBJECT_VIEW = `/portal/page/admin?${SUBJECT_VIEW_QUERY}`;
 
 describe('gateway requests per portal page (issue 28)', () => {
   let core: TestServer;
@@ -50,6 +53,17 @@ describe('gateway requests per portal page (issue 28)', () => {
 
   test('alice\'s Administration page (User Admin): at most 2 a view', async () => {
     expect(await requestsPerPage(as('alice', ['admin']), '/portal/page/admin')).toBeLessThanOrEqual(2);
+  });
+
+  test('alice\'s view of one subject (User Admin: bob with his status, second factor and recent events): at most 2 a view', async () => {
+    const alice = as('alice', ['admin']);
+    const page = await fetch(`${portal.url}${SUBJECT_VIEW}`, { headers: { cookie: alice.cookie } });
+    const text = await page.text();
+    // The view shows what its requests are for: the lock's status and the events, not a shorter page.
+    expect(text).toContain('<h3 class="portlet-section-header">bob</h3>');
+    expect(text).toContain('<h4 class="portlet-section-subheader">Recent events</h4>');
+    expect(text).toContain('<dt class="portlet-form-label">Status</dt>');
+    expect(await requestsPerPage(alice, SUBJECT_VIEW)).toBeLessThanOrEqual(2);
   });
 
   test('bob\'s "Edit profile" save, the action and the page after it: at most 3, and the page shows what was written', async () => {

@@ -195,6 +195,9 @@ describe('User Admin', () => {
     expect(shown.match(/<tr class="portlet-table-(body|alternate)"><td class="svc-event-when">/g)).toHaveLength(20);
     expect(textOf(shown)).toContain('Login Failed (');
     expect(window.gateway.batches()).toBe(1);
+    // Beside that batch, one READ brought the second factor, the lock and the events (issue 28): no request of their own.
+    const reads = window.gateway.calls.filter((c) => c.method === 'GET' && c.path.startsWith('/contexts/employees/subjects/'));
+    expect(reads.map((c) => [c.path, c.query?.include])).toEqual([['/contexts/employees/subjects/bob', 'otp,lockout,events']]);
     const older = /href="([^"]+)">Older events of bob</.exec(shown)![1].replace(/&#38;/g, '&');
     const query = new URL(older, 'http://portal').searchParams;
     expect([query.get('w1.p.view'), query.get('w1.p.subject'), query.get('w1.p.events')]).toEqual(['events', 'bob', '20']);

@@ -8,9 +8,11 @@ import type { PortletRequest } from '../../api';
 import { PortletException } from '../../api';
 import { apiPath, GATEWAY_ATTRIBUTE, SECOND_FACTOR_PAGE_ATTRIBUTE, type Decision, type Evaluation, type SvcGateway } from '../../gateway-client';
 import type { SubjectEventPage } from '../../../../common/src/wire/subject-event';
+import { READ_INCLUDES, type OtpState, type ReadInclude, type ReadIncluded } from '../../../../common/src/wire/subject-parts';
 import type { ContextDefinition } from './definition';
 
 export type { SubjectEvent, SubjectEventPage } from '../../../../common/src/wire/subject-event';
+export type { LockoutState, MailPending, OtpState } from '../../../../common/src/wire/subject-parts';
 
 export type AttributeValue = string | string[];
 export type Attributes = Record<string, AttributeValue>;
@@ -26,13 +28,6 @@ export interface SubjectStatus {
   locked: boolean;
   /** ISO 8601; null: locked with no end, or not locked. */
   lockedUntil: string | null;
-}
-
-/** `GET …/lockout` (SPEC 6). */
-export interface LockoutState {
-  locked: boolean;
-  lockedUntil: string | null;
-  failures: number;
 }
 
 export interface SearchResult extends Subject {
@@ -60,18 +55,6 @@ export interface SearchPage {
 
 export type AccessQuestion = Evaluation;
 
-/** SPEC 16: an address change waiting for its link. */
-export interface MailPending {
-  mail: string;
-  expires: string;
-}
-
-/** Whether a subject has a second factor (SPEC 15), never its secret. */
-export interface OtpState {
-  state: 'none' | 'pending' | 'confirmed';
-  recoveryCodesLeft: number;
-}
-
 /** An enrollment's secret (base32) and its `otpauth://` URI, answered once. */
 export interface OtpEnrollment {
   secret: string;
@@ -88,13 +71,17 @@ export class Svc {
     return (await this.gateway.get<{ context: ContextDefinition }>(apiPath('contexts', contextId))).body!.context;
   }
 
-  /** With `otp`, also whether the subject has a second factor (when the caller may see it), in the same request. */
-  /** `otp`: whether the subject has a second factor; `mail`: a pending address change (SPEC 16). One request either way. */
-  async read(contextId: string, uniqueId: string, options: { otp?: boolean; mail?: boolean } = {}): Promise<{ subject: Subject; etag?: string; otp?: OtpState; mailPending?: MailPending | null }> {
-    const include = [options.otp ? 'otp' : '', options.mail ? 'mail' : ''].filter(Boolean).join(',');
-    const answer = await this.gateway.get<{ subject: Subject; otp?: OtpState; mailPending?: MailPending | null }>(subjectPath(contextId, uniqueId), include ? { include } : undefined);
-    const body = answer.body!;
-    return { subject: body.subject, etag: answer.headers.etag, ...(body.otp ? { otp: body.otp } : {}), ...(body.mailPending !== undefined ? { mailPending: body.mailPending } : {}) };
+  /**
+   * The subject, and in the same request the parts asked for (core's READ `include`) that the user may
+   * read, each as its own route answers it: `otp`, whether it has a second factor; `mail`, a pending
+   * address change (SPEC 16); `lockout`, GET …/lockout; `events`, its newest 20 events. A part the
+   * user may not read is absent.
+   */
+  async read(contextId: string, uniqueId: string, options: { [P in ReadInclude]?: boolean } = {}): Promise<{ subject: Subject; etag?: string } & ReadIncluded> {
+    const include = READ_INCLUDES.filter((part) => options[part]).join(',');
+    const answer = await this.gateway.get<{ subject: Subject } & ReadIncluded>(subjectPath(contextId, uniqueId), include ? { include } : undefined);
+    const { subject, otp, mailPending, lockout, events } = answer.body!;
+    return { subject, etag: answer.headers.etag, ...(otp && { otp }), ...(mailPending !== undefined && { mailPending }), ...(lockout && { lockout }), ...(events && { events }) };
   }
 
   async search(contextId: string, query: SearchQuery): Promise<SearchPage> {
@@ -105,11 +92,6 @@ export class Svc {
   /** A subject's events, newest first (SPEC 10.4). */
   async events(contextId: string, uniqueId: string, offset: number, quantity: number): Promise<SubjectEventPage> {
     return (await this.gateway.get<SubjectEventPage>(subjectPath(contextId, uniqueId, 'events'), { offset, quantity })).body!;
-  }
-
-  /** `GET …/lockout`: whether the subject is locked, until when, after how many failures. */
-  async lockout(contextId: string, uniqueId: string): Promise<LockoutState> {
-    return (await this.gateway.get<LockoutState>(subjectPath(contextId, uniqueId, 'lockout'))).body!;
   }
 
   async create(contextId: string, uniqueId: string, attributes: Record<string, AttributeValue>): Promise<Subject> {

@@ -14,13 +14,12 @@ import { labelOf, readableAttributes, type ContextDefinition } from '../shared/d
 import { describeFailure, type Failure } from '../shared/failure';
 import { setFlash, takeFlash, type Flash } from '../shared/flash';
 import { postedAttributes } from '../shared/forms';
-import { takeWritten, keepWritten } from '../shared/written';
 import { actionForm, button, checkboxes, field, flashMessage, html, message, type Html } from '../shared/markup';
 import { csvExportPath, secondFactorPageOf, svcOf, svcUserOf, type AccessQuestion, type OtpState, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
 import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
-import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, otpRemovalNeedsOwnFactor, RECENT_EVENTS, REPEAT, resultTable, searchForm, subjectDetails, type RowRights, type SubjectView } from './views';
+import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, otpRemovalNeedsOwnFactor, REPEAT, resultTable, searchForm, subjectDetails, type RowRights, type SubjectView } from './views';
 
 /**
  * The questions of one subject's controls, in the order RowRights reads them: READ, UPDATE and DELETE
@@ -160,32 +159,27 @@ export class UserAdminPortlet extends SvcPortlet {
   }
 
   private async oneSubject(request: RenderRequest, response: RenderResponse, svc: Svc, contextId: string, state: AdminState, flash: Flash | undefined): Promise<Html> {
-    const written = takeWritten(request, contextId, state.subject);
     const id = principalName({ contextId, uniqueId: state.subject });
-    // One batch: the four controls, then whether the lock and the events may be read (each read only
-    // when allowed, beside the subject's), then removing the second factor (a step-up is told apart).
-    const decisions = svc.decide([
-      ...rowQuestions(contextId, state.subject),
-      { action: 'READ', resource: { type: 'subject.lockout', id } },
-      { action: 'READ', resource: { type: 'subject.events', id } },
-      { action: 'UPDATE', resource: { type: 'subject.otp', id } },
-    ]);
-    const deciding = decisions.then((answers) => answers.map((d) => d === 'allow'));
     const showing = state.view === 'show';
-    const lockout = deciding.then(([, , , , readLock]) => (showing && readLock ? svc.lockout(contextId, state.subject) : undefined));
-    const events = deciding.then(([, , , , , readEvents]) => (showing && readEvents ? svc.events(contextId, state.subject, 0, RECENT_EVENTS) : undefined));
-    // A failed read of the lock or the events leaves them out of the view rather than the subject with them.
-    const quietly = <T>(p: Promise<T>) => p.catch((error: unknown) => (error instanceof SvcClientError && error.status < 500 ? undefined : Promise.reject(error)));
-    // The subject and (when the check lets the caller see it) whether it has a second factor, in one request.
-    const [definition, read, answers, lock, recent, all] = await Promise.all([svc.context(contextId), written ?? svc.read(contextId, state.subject, { otp: showing }), deciding, quietly(lockout), quietly(events), decisions]);
-    const may = rowRights(answers, 0);
+    // Two requests at once (issue 28): one batch of decisions for the controls (the four of a row, then
+    // removing the second factor: a step-up is told apart), and the subject's READ with, when shown,
+    // its second factor, lock and newest events, each in the answer only when the core lets this user
+    // read it (the decision their own routes make). After a save the READ comes too: the lock and the
+    // events are not in what the save answered. (A third, the administrator's own factor, only where
+    // the subject has one that the policies let them remove: lacksOwnFactor.)
+    const [definition, read, decisions] = await Promise.all([
+      svc.context(contextId),
+      svc.read(contextId, state.subject, showing ? { otp: true, lockout: true, events: true } : {}),
+      svc.decide([...rowQuestions(contextId, state.subject), { action: 'UPDATE', resource: { type: 'subject.otp', id } }]),
+    ]);
+    const may = rowRights(decisions.map((d) => d === 'allow'), 0);
     if (state.view === 'edit' && may.update) return editForm(response, state, definition, read.subject, read.etag, flash);
-    const otp = 'otp' in read ? read.otp : undefined;
+    const otp = read.otp;
     // Allowed by the policies, the removal still needs a level 3 session (SPEC 15), which an
     // administrator without a factor of their own can never have: asked only where it matters.
-    const removal = all[6];
+    const removal = decisions[4];
     const removeOtp: SubjectView['removeOtp'] = removal === 'allow' && otp !== undefined && otp.state !== 'none' && (await this.lacksOwnFactor(request, svc, contextId, state.subject, otp)) ? 'own_factor_needed' : removal;
-    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: lock, events: recent, otp, removeOtp, secondFactorPage: secondFactorPageOf(request) });
+    return subjectDetails(response, state, { definition, subject: read.subject, may, lockout: read.lockout, events: read.events, otp, removeOtp, secondFactorPage: secondFactorPageOf(request) });
   }
 
   /**
@@ -345,8 +339,7 @@ export class UserAdminPortlet extends SvcPortlet {
     const writeOnly = entries.filter(([, d]) => d.mutability === 'writeOnly').map(([n]) => n);
     // Write-only values are never shown, so an empty field keeps them; an emptied visible field removes its attribute.
     const attributes = { ...postedAttributes(request, definition, editable, true), ...postedAttributes(request, definition, writeOnly) };
-    const written = await svc.update(contextId, target, attributes, param(request, 'etag') || undefined);
-    keepWritten(request, { contextId, ...written });
+    await svc.update(contextId, target, attributes, param(request, 'etag') || undefined);
     setFlash(request, { kind: 'success', message: `${target} was saved.` });
     response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'show', subject: target }));
   }

@@ -24,9 +24,6 @@ export interface RowRights {
 
 const REPEAT = 'passwordRepeat';
 
-/** How many events a subject's view lists before its link to the rest. */
-export const RECENT_EVENTS = 20;
-
 function form(response: RenderResponse, state: AdminState, op: string, extra: Record<string, string | undefined>, body: Html, label: string): Html {
   return actionForm(response.createActionURL().toString(), { [OP]: op, ...hiddenFieldsOf(state), ...extra }, body, label);
 }
