@@ -125,8 +125,8 @@ export class SelfServicePortlet extends SvcPortlet {
       const [definition, read, [update, changePassword, otp, changeMail]] = await Promise.all([
         svc.context(user.contextId),
         // The subject, whether it has a second factor and a pending address change, in one request (a
-        // page's budget: issue 28). After a save too: the PUT's answer (shared/written.ts) holds the
-        // subject but neither state, and asking for them would cost this same one request.
+        // page's budget: issue 28). After a save too: the PUT's answer holds the subject but neither
+        // state, and asking for them would cost this same one request.
         svc.read(user.contextId, user.uniqueId, { otp: true, mail: true }),
         svc.decide([
           { action: 'UPDATE', resource: { type: 'subject', id: subjectId } },
