@@ -8,11 +8,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { Client } from 'ldapts';
 import type { RunningGateway } from '../../gateway/src/index';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
-import { runExport, type TransferIo } from '../../server/src/subjects/transfer-command';
+import { runExport } from '../../server/src/subjects/transfer-command';
+import { runTransfer } from '../helpers/transfer';
 import type { DirectoryPasswords } from '../../server/src/subjects/store';
 import { TEST_CREDENTIALS, TEST_HASH, testConfigDocument, type TestServer } from '../helpers/core-server';
 import { ldapwhoami, slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
@@ -262,20 +262,8 @@ describeWithService(slapdRequirement(), 'a core on the LDAP directory store', ()
       for (const context of doc.contexts as Array<Record<string, unknown>>) context.store = 'ldap';
       doc.stores = { ldap: slapd.settings() };
       writeFileSync(join(dir, 'svc.json'), JSON.stringify(doc));
-      let stdout = '';
-      let stderr = '';
-      const io: TransferIo = {
-        stdin: Readable.from([]),
-        stdout: new Writable({
-          write(chunk, _encoding, done) {
-            stdout += String(chunk);
-            done();
-          },
-        }),
-        stderr: { write: (text: string) => (stderr += text), isTTY: false },
-        env: {},
-      };
-      expect(await runExport(['--config', join(dir, 'svc.json'), '--context', 'employees'], io)).toBe(0);
+      const { code, stdout, stderr } = await runTransfer(runExport, ['--config', join(dir, 'svc.json'), '--context', 'employees']);
+      expect(code).toBe(0);
       expect(stderr).toContain('employees is on a directory (ldap), which keeps the passwords: no password is exported');
       const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { uniqueId: string; attributes: Record<string, unknown> });
       expect(lines.map((l) => l.uniqueId)).toEqual(expect.arrayContaining(['alice', 'bob']));

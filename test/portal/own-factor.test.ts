@@ -8,49 +8,37 @@
  * demo's pages and portlets) in this process; codes from Debian's oathtool on the core's injected clock.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import type { RunningGateway } from '../../gateway/src/index';
-import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
-import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
-import { demoPortalDocument } from '../../server/src/demo/demo-portal';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { login } from '../helpers/login';
 import { startTestGateway } from '../gateway/gateway-helpers';
-import { Browser, tokenOf, type Answer } from './portal-helpers';
+import { Browser, linkTo, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 /** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
 let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
 const nextStep = () => (clock += 30_000);
 const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
-const unescape = (text: string) => text.replace(/&amp;/g, '&').replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
 
 const BOB = '/portal/page/admin?users.p.view=show&users.p.subject=bob';
 const EXPLANATION = 'To remove a second factor you must confirm it is you with your own second factor, and you have none. Turn on two-step sign-in in Self-Service first.';
 
 let core: TestServer;
 let gateway: RunningGateway;
-let portal: RunningPortal;
-let dir: string;
+let portal: TestPortal;
 
 beforeAll(async () => {
   core = await startTestServer({ now: () => clock });
   gateway = await startTestGateway([core.baseUrl]);
-  dir = mkdtempSync(join(tmpdir(), 'svc-portal-own-factor-'));
-  const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
-  portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-own-factor-');
   await enroll('bob');
 }, 60_000);
 afterAll(async () => {
-  await portal?.close();
+  await portal?.stop();
   await gateway?.close();
   await core?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 /** `user` turns two-step sign-in on over the core's REST API; the secret. */
@@ -63,15 +51,12 @@ async function enroll(user: 'alice' | 'bob'): Promise<string> {
   return secret;
 }
 
-/** The href of the link whose text is `text`, or undefined. */
-function hrefOf(page: Answer, text: string): string | undefined {
-  const a = new RegExp(`<a [^>]*href="([^"]*)"[^>]*>${text}</a>`).exec(page.text);
-  return a ? unescape(a[1]) : undefined;
-}
+/** The href of the link whose whole text is `text`, or undefined. */
+const hrefOf = (page: Answer, text: string): string | undefined => linkTo(page, `${text}</a>`);
 
 /** The User Admin window's action URL (every form of the window posts to it, the hidden `op` naming the action). */
 function actionUrl(page: Answer): string {
-  return unescape(/<form method="post" action="([^"]*\/action\/users[^"]*)"/.exec(page.text)![1]);
+  return unescapeHtml(/<form method="post" action="([^"]*\/action\/users[^"]*)"/.exec(page.text)![1]);
 }
 
 describe('an administrator without a second factor of her own', () => {

@@ -5,18 +5,12 @@
  * Administration page and her view of one subject there (bob, with his lock and his events) take at
  * most 2 gateway requests a view, bob's "Edit profile" save (the action and the page after it) at most 3.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import { requestsPerPage, requestsPerProfileSave, SUBJECT_VIEW_QUERY, type CountTarget } from '../../bench/lib/page-requests';
 import type { RunningGateway } from '../../gateway/src/index';
-import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
-import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
-import { demoPortalDocument } from '../../server/src/demo/demo-portal';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { startTestServer, type TestServer } from '../helpers/core-server';
 import { startTestGateway } from '../gateway/gateway-helpers';
+import { startDemoPortal, type TestPortal } from './portal-helpers';
 
 /** User Admin's view of bob on the Administration page (its window is `users`). */
 const SUBJECT_VIEW = `/portal/page/admin?${SUBJECT_VIEW_QUERY}`;
@@ -24,21 +18,17 @@ const SUBJECT_VIEW = `/portal/page/admin?${SUBJECT_VIEW_QUERY}`;
 describe('gateway requests per portal page (issue 28)', () => {
   let core: TestServer;
   let gateway: RunningGateway;
-  let portal: RunningPortal;
-  let dir: string;
+  let portal: TestPortal;
 
   beforeAll(async () => {
     core = await startTestServer();
     gateway = await startTestGateway([core.baseUrl]);
-    dir = mkdtempSync(join(tmpdir(), 'svc-page-requests-'));
-    const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
-    portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: 'silent' }), defaultMetrics: false });
+    portal = await startDemoPortal(gateway.baseUrl, 'svc-page-requests-');
   }, 60_000);
   afterAll(async () => {
-    await portal?.close();
+    await portal?.stop();
     await gateway?.close();
     await core?.stop();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   const as = (uniqueId: string, roles: string[]): CountTarget => ({

@@ -10,6 +10,9 @@ import pino from 'pino';
 import { parsePrincipalName } from '../../common/src/principal-name';
 import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
+import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
+import { demoPortalDocument } from '../../server/src/demo/demo-portal';
+import { TEST_CREDENTIALS } from '../helpers/core-server';
 import { COUNTER, fixture } from '../portlets/harness';
 
 export const PORTAL_SECRET = 'ZGVtby1wb3J0YWwtdGVzdC1zZWNyZXQtZm9yLXRlc3RzLW9ubHk';
@@ -52,6 +55,27 @@ export async function startTestPortal(portal: Record<string, unknown>, portlets:
     async stop() {
       await running.close();
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The demo portal (its four subject-management portlets, the demo's pages) on port 0 in front of the
+ * gateways at `gateway`, in a new temporary data directory that `stop()` removes. Renders may take
+ * a minute: a suite's first login starts the core's hashing workers, and the render limit is not
+ * what these suites test.
+ */
+export async function startDemoPortal(gateway: string | string[], dirPrefix = 'svc-demo-portal-'): Promise<TestPortal> {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
+  const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
+  const config = buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir });
+  const running = await startPortal(config, { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+  return {
+    ...running,
+    dir,
+    async stop() {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -126,4 +150,34 @@ export function tokenOf(html: string): string {
   const token = /name="_csrf" value="([^"]*)"/.exec(html)?.[1];
   if (token === undefined) throw new Error('no _csrf field on the page');
   return token;
+}
+
+/** Markup's `&amp;` and numeric references as text (the portal escapes URLs in attributes). */
+export const unescapeHtml = (text: string): string => text.replace(/&amp;/g, '&').replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
+
+/** The action URL of the form whose hidden `op` is `op`. */
+export function actionOf(page: Answer, op: string): string {
+  const form = new RegExp(`<form method="post" action="([^"]*)"[^>]*><input type="hidden" name="op" value="${op}">`).exec(page.text);
+  if (!form) throw new Error(`no form for ${op} on the page`);
+  return unescapeHtml(form[1]);
+}
+
+/** The href of the first link whose text starts with `text`, or undefined. */
+export function linkTo(page: Answer, text: string): string | undefined {
+  const a = new RegExp(`<a [^>]*href="([^"]*)"[^>]*>${text}`).exec(page.text);
+  return a ? unescapeHtml(a[1]) : undefined;
+}
+
+/** The href of the link whose text starts with `text`; throws when there is none. */
+export function hrefOf(page: Answer, text: string): string {
+  const href = linkTo(page, text);
+  if (href === undefined) throw new Error(`no link "${text}" on the page`);
+  return href;
+}
+
+/** Posts an action and follows its 303 to the page it renders. */
+export async function act(browser: Browser, action: string, form: Record<string, string>): Promise<Answer> {
+  const answer = await browser.post(action, form);
+  if (answer.status !== 303) throw new Error(`the action answered ${answer.status}, not 303`);
+  return browser.get(answer.location!);
 }

@@ -10,19 +10,14 @@
  * step is chosen, never waited for. Skipped with a message when Chromium is absent.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
+import { mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { RunningGateway } from '../../gateway/src/index';
-import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
-import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
-import { demoPortalDocument } from '../../server/src/demo/demo-portal';
 import { ARTIFACTS, Person } from '../demo/demo-browser';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
 import { startTestGateway } from '../gateway/gateway-helpers';
+import { startDemoPortal, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -38,28 +33,24 @@ jest.setTimeout(120_000);
 describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser', () => {
   let core: TestServer;
   let gateway: RunningGateway;
-  let portal: RunningPortal;
+  let portal: TestPortal;
   let base: string;
-  let dir: string;
   let browser: Browser;
   const people: Person[] = [];
 
   beforeAll(async () => {
     core = await startTestServer({ now: () => clock });
     gateway = await startTestGateway([core.baseUrl]);
-    dir = mkdtempSync(join(tmpdir(), 'svc-otp-browser-'));
-    const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
-    portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+    portal = await startDemoPortal(gateway.baseUrl, 'svc-otp-browser-');
     base = `${portal.url}/portal`;
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await portal?.close();
+    await portal?.stop();
     await gateway?.close();
     await core?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function person(name: string, javaScript = true): Promise<Person> {

@@ -9,66 +9,35 @@
  * The core's clock is injected, so every code's step is chosen, never waited for.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import type { RunningGateway } from '../../gateway/src/index';
-import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
-import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
-import { demoPortalDocument } from '../../server/src/demo/demo-portal';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { startTestGateway } from '../gateway/gateway-helpers';
-import { Browser, tokenOf, type Answer } from './portal-helpers';
+import { act, actionOf, Browser, hrefOf, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 /** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
 let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
 const nextStep = () => (clock += 30_000);
 const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
-const unescape = (text: string) => text.replace(/&amp;/g, '&').replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
 
 let core: TestServer;
 let gateway: RunningGateway;
-let portal: RunningPortal;
-let dir: string;
+let portal: TestPortal;
 
 beforeAll(async () => {
   core = await startTestServer({ now: () => clock });
   gateway = await startTestGateway([core.baseUrl]);
-  dir = mkdtempSync(join(tmpdir(), 'svc-portal-otp-'));
-  const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
-  const config = buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir });
-  portal = await startPortal(config, { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-otp-');
 }, 60_000);
 afterAll(async () => {
-  await portal?.close();
+  await portal?.stop();
   await gateway?.close();
   await core?.stop();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-/** The action URL of the form whose hidden `op` is `op`. */
-function actionOf(page: Answer, op: string): string {
-  const form = new RegExp(`<form method="post" action="([^"]*)"[^>]*><input type="hidden" name="op" value="${op}">`).exec(page.text);
-  if (!form) throw new Error(`no form for ${op} on the page`);
-  return unescape(form[1]);
-}
 
-/** The href of the link whose text is `text`. */
-function hrefOf(page: Answer, text: string): string {
-  const a = new RegExp(`<a [^>]*href="([^"]*)"[^>]*>${text}`).exec(page.text);
-  if (!a) throw new Error(`no link "${text}" on the page`);
-  return unescape(a[1]);
-}
 
-/** Posts an action and follows its 303 to the page it renders. */
-async function act(browser: Browser, action: string, form: Record<string, string>): Promise<Answer> {
-  const answer = await browser.post(action, form);
-  expect(answer.status).toBe(303);
-  return browser.get(answer.location!);
-}
 
 /** The password step of the portal login. */
 async function passwordStep(browser: Browser, user: 'alice' | 'bob', password = users[user]): Promise<Answer> {
@@ -233,7 +202,7 @@ describe('a step-up', () => {
     const other = Browser.loggedIn(portal, 'employees/alice', ['admin']);
     const page = await other.get('/portal/page/admin');
     expect(page.text).toContain('first confirm it is you with your password and the code of your authenticator app');
-    expect(unescape(hrefOf(page, 'Confirm it is you'))).toMatch(/^\/portal\/step-up\?goto=%2Fportal%2Fpage%2Fadmin/);
+    expect(unescapeHtml(hrefOf(page, 'Confirm it is you'))).toMatch(/^\/portal\/step-up\?goto=%2Fportal%2Fpage%2Fadmin/);
     expect(page.text).not.toContain('portlet-msg-error');
   });
 

@@ -7,26 +7,18 @@
  * holds neither), and the save with its page still costs at most 3 gateway requests (issue 28).
  * Real core (mail to the development mailbox), gateway and portal in this process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pino from 'pino';
 import type { RunningGateway } from '../../gateway/src/index';
-import { buildPortalConfig, startPortal, type RunningPortal } from '../../portlet-adapter/src/portal';
-import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
-import { demoPortalDocument } from '../../server/src/demo/demo-portal';
 import { startMailbox, type RunningMailbox } from '../../server/src/demo/mailbox';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { startTestGateway } from '../gateway/gateway-helpers';
 import { gatewayApiRequests } from '../../bench/lib/page-requests';
-import { Browser, type Answer } from './portal-helpers';
+import { act, actionOf, Browser, hrefOf, startDemoPortal, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 let mailbox: RunningMailbox;
 let core: TestServer;
 let gateway: RunningGateway;
-let portal: RunningPortal;
-let dir: string;
+let portal: TestPortal;
 
 beforeAll(async () => {
   mailbox = await startMailbox({ smtpPort: 0 });
@@ -36,41 +28,22 @@ beforeAll(async () => {
     },
   });
   gateway = await startTestGateway([core.baseUrl]);
-  dir = mkdtempSync(join(tmpdir(), 'svc-portal-mail-'));
-  const doc = demoPortalDocument({ credentials: TEST_CREDENTIALS, host: '127.0.0.1', gateway: gateway.baseUrl, dataDir: dir, descriptor: PORTLETS_DESCRIPTOR });
-  portal = await startPortal(buildPortalConfig({ portal: { ...doc.portal, port: 0, renderTimeoutMs: 60_000 } }, { env: {}, baseDir: dir }), { logger: pino({ level: process.env.SVC_TEST_LOG ?? 'silent' }), defaultMetrics: false });
+  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-mail-');
 }, 60_000);
 afterAll(async () => {
-  await portal?.close();
+  await portal?.stop();
   await gateway?.close();
   await core?.stop();
   await mailbox?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
-const unescape = (text: string) => text.replace(/&amp;/g, '&').replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code)));
-function actionOf(page: Answer, op: string): string {
-  const form = new RegExp(`<form method="post" action="([^"]*)"[^>]*><input type="hidden" name="op" value="${op}">`).exec(page.text);
-  if (!form) throw new Error(`no form for ${op} on the page`);
-  return unescape(form[1]);
-}
-function hrefOf(page: Answer, text: string): string {
-  const a = new RegExp(`<a [^>]*href="([^"]*)"[^>]*>${text}`).exec(page.text);
-  if (!a) throw new Error(`no link "${text}" on the page`);
-  return unescape(a[1]);
-}
-async function act(browser: Browser, action: string, form: Record<string, string>): Promise<Answer> {
-  const answer = await browser.post(action, form);
-  expect(answer.status).toBe(303);
-  return browser.get(answer.location!);
-}
 
 /** The window's text, tags dropped. */
 const textOf = (page: Answer) => page.text.slice(page.text.indexOf('<main')).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 /** The HTML-unescaped hidden and text fields of the form whose `op` is `op`. */
 function fieldsOf(page: Answer, op: string): Record<string, string> {
   const form = page.text.split('<form').find((f) => f.includes(`name="op" value="${op}"`))!.split('</form>')[0];
-  return Object.fromEntries([...form.matchAll(/<input type="(?:hidden|text|email)"[^>]*?name="([^"]+)"[^>]*?value="([^"]*)"/g)].map((m) => [m[1], unescape(m[2])]));
+  return Object.fromEntries([...form.matchAll(/<input type="(?:hidden|text|email)"[^>]*?name="([^"]+)"[^>]*?value="([^"]*)"/g)].map((m) => [m[1], unescapeHtml(m[2])]));
 }
 /** The gateway's /api requests `act` makes (each reading waits a moment: the gateway counts an answer once it is on the socket). */
 async function counted(act: () => Promise<void>): Promise<number> {

@@ -10,9 +10,9 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
-import { runExport, runImport, type TransferIo } from '../../server/src/subjects/transfer-command';
+import { runExport, runImport } from '../../server/src/subjects/transfer-command';
+import { runTransfer } from '../helpers/transfer';
 import { TEST_HASH, testConfigDocument, type TestServer } from '../helpers/core-server';
 import { slapdRequirement, startSlapd, type Slapd } from '../helpers/ldap';
 import { onPostgres, suiteSchemas } from '../helpers/postgres';
@@ -24,23 +24,7 @@ jest.setTimeout(60_000);
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
-async function run(command: typeof runExport, argv: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: TransferIo = {
-    stdin: Readable.from(stdin === undefined ? [] : [stdin]),
-    stdout: new Writable({
-      write(chunk, _encoding, done) {
-        stdout += String(chunk);
-        done();
-      },
-    }),
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
-    env: {},
-  };
-  const code = await command(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (command: typeof runExport, argv: string[], stdin?: string) => runTransfer(command, argv, { stdin });
 
 const dirs: string[] = [];
 const hasher = new PasswordHasher({ ...TEST_HASH, precomputeDummy: false });

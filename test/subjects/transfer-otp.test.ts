@@ -9,9 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
-import { runExport, runImport, type TransferIo } from '../../server/src/subjects/transfer-command';
+import { runExport, runImport } from '../../server/src/subjects/transfer-command';
+import { runTransfer } from '../helpers/transfer';
 import { startTestServer, testConfigDocument, TEST_CREDENTIALS, TEST_HASH } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { login } from '../helpers/login';
@@ -19,23 +19,7 @@ import { login } from '../helpers/login';
 const { users } = TEST_CREDENTIALS;
 const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret], { encoding: 'utf8' }).trim();
 
-async function run(command: typeof runExport, argv: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const io: TransferIo = {
-    stdin: Readable.from(stdin === undefined ? [] : [stdin]),
-    stdout: new Writable({
-      write(chunk, _encoding, done) {
-        stdout += String(chunk);
-        done();
-      },
-    }),
-    stderr: { write: (text: string) => (stderr += text), isTTY: false },
-    env: {},
-  };
-  const code = await command(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (command: typeof runExport, argv: string[], stdin?: string) => runTransfer(command, argv, { stdin });
 
 const dirs: string[] = [];
 const hasher = new PasswordHasher({ ...TEST_HASH, precomputeDummy: false });

@@ -6,39 +6,17 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
 import { demoConfigOfEnvironment } from '../../server/src/demo/demo';
-import { runExport, runImport, type TransferIo } from '../../server/src/subjects/transfer-command';
+import { runExport, runImport } from '../../server/src/subjects/transfer-command';
 import { startTestServer, testConfigDocument, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { login } from '../helpers/login';
 import { PasswordHasher } from '../../server/src/passwords/password-hasher';
 import { TEST_HASH } from '../helpers/core-server';
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { runTransfer, type Ran } from '../helpers/transfer';
 
 /** Runs a command in this process with collected output; `tty` makes stderr claim to be a terminal. */
-async function run(command: typeof runExport, argv: string[], options: { stdin?: string; tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> {
-  let stdout = '';
-  let stderr = '';
-  const io: TransferIo = {
-    stdin: Readable.from(options.stdin === undefined ? [] : [options.stdin]),
-    stdout: new Writable({
-      write(chunk, _encoding, done) {
-        stdout += String(chunk);
-        done();
-      },
-    }),
-    stderr: { write: (text: string) => (stderr += text), isTTY: options.tty ?? false },
-    env: options.env ?? {},
-    defaultConfig: demoConfigOfEnvironment,
-  };
-  const code = await command(argv, io);
-  return { code, stdout, stderr };
-}
+const run = (command: typeof runExport, argv: string[], options: { stdin?: string; tty?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<Ran> =>
+  runTransfer(command, argv, { ...options, defaultConfig: demoConfigOfEnvironment });
 
 const dirs: string[] = [];
 const tempDir = () => {
