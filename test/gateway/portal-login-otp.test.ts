@@ -7,28 +7,22 @@
  * session with the level 3 one, and is refused for anyone else's credentials. Codes are Debian's
  * oathtool's; the core's clock is injected, so every step is chosen, never waited for.
  */
-import { execFileSync } from 'node:child_process';
 import type { RunningGateway } from '../../gateway/src/index';
 import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { logLines } from '../helpers/log-lines';
+import { TotpClock } from '../helpers/totp-clock';
 import { employee, send, startCoreAndGateway, stopCoreAndGateway, type Answer, type SeenRequest } from './gateway-helpers';
 
 const { users } = TEST_CREDENTIALS;
-/**
- * The core's clock: a step boundary 3.5 to 4 min before now, each code a step later (about ten in
- * all). The gateway seals its clientcred with the real time, which the core accepts within 300 s of
- * its own clock.
- */
-let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
-const nextStep = () => (clock += 30_000);
-const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
+/** The core's clock, moved a TOTP step at a time (each code a step later). */
+const clock = new TotpClock();
 
 const gatewayLog = logLines();
 let core: TestServer;
 let gateway: RunningGateway;
 let seen: SeenRequest[];
 
-beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway({ core: { now: () => clock }, gatewayOptions: { logger: gatewayLog.logger } })));
+beforeAll(async () => ({ core, gateway, seen } = await startCoreAndGateway({ core: { now: clock.now }, gatewayOptions: { logger: gatewayLog.logger } })));
 afterAll(() => stopCoreAndGateway({ core, gateway }));
 
 interface LoginAnswer {
@@ -51,8 +45,8 @@ async function enroll(who: 'alice' | 'bob', visitor: string): Promise<string> {
   expect(started.headers['cache-control']).toBe('no-store');
   const { secret, uri } = started.json<{ secret: string; uri: string }>();
   expect(uri).toContain(`secret=${secret}`);
-  nextStep();
-  const confirmed = await send(gateway, otpPath(who), { method: 'PUT', user: employee(who), visitor, ...json({ code: oathtool(secret) }) });
+  clock.nextStep();
+  const confirmed = await send(gateway, otpPath(who), { method: 'PUT', user: employee(who), visitor, ...json({ code: clock.code(secret) }) });
   expect(confirmed.status).toBe(200);
   expect(confirmed.json<{ recoveryCodes: string[] }>().recoveryCodes).toHaveLength(10);
   return secret;
@@ -103,24 +97,24 @@ describe('the …/otp resource through the gateway', () => {
 
   test('the second step completes at level 3 under the same handle only; the session is held for that portal session', async () => {
     const pending = (await loginStep({ user: 'bob', password: users.bob }, 'bob-portal-3')).json<{ pending: string }>().pending;
-    nextStep();
+    clock.nextStep();
     const from = seen.length;
     // Another portal session's, a step-up's (the assertion names bob), or an altered one: refused before any core.
     for (const [visitor, user] of [['someone-else', null], ['bob-portal-3', 'bob']] as const) {
-      const refused = await loginStep({ pending, otp: oathtool(secret) }, visitor, user);
+      const refused = await loginStep({ pending, otp: clock.code(secret) }, visitor, user);
       expect(refused.status).toBe(401);
       expect(refused.json()).toMatchObject({ code: 'login_failed' });
     }
-    expect((await loginStep({ pending: `${pending.slice(0, -2)}AA`, otp: oathtool(secret) }, 'bob-portal-3')).json()).toMatchObject({ code: 'login_failed' });
+    expect((await loginStep({ pending: `${pending.slice(0, -2)}AA`, otp: clock.code(secret) }, 'bob-portal-3')).json()).toMatchObject({ code: 'login_failed' });
     expect(seen.length).toBe(from);
-    const done = await loginStep({ pending, otp: oathtool(secret) }, 'bob-portal-3');
+    const done = await loginStep({ pending, otp: clock.code(secret) }, 'bob-portal-3');
     expect(done.status).toBe(200);
     expect(done.json<LoginAnswer>()).toMatchObject({ session: { principal: { uniqueId: 'bob', contextId: 'employees' }, level: 3 }, roles: ['user'] });
     const session = await send(gateway, '/gw/api/session', { user: employee('bob'), visitor: 'bob-portal-3' });
     expect(session.json<LoginAnswer>().session).toMatchObject({ uniqueId: done.json<LoginAnswer>().session.uniqueId, level: 3 });
     // Spent: the same pending again is the core's login_failed.
-    nextStep();
-    expect((await loginStep({ pending, otp: oathtool(secret) }, 'bob-portal-3')).json()).toMatchObject({ code: 'login_failed' });
+    clock.nextStep();
+    expect((await loginStep({ pending, otp: clock.code(secret) }, 'bob-portal-3')).json()).toMatchObject({ code: 'login_failed' });
   });
 
   test('{"pending","otp"} is two non-empty strings; mixing the steps is refused', async () => {
@@ -132,8 +126,8 @@ describe('the …/otp resource through the gateway', () => {
   });
 
   test('removal of one\'s own factor with the password and a code passes the DELETE body', async () => {
-    nextStep();
-    const removed = await send(gateway, otpPath('bob'), { method: 'DELETE', user: employee('bob'), visitor: 'bob-portal-1', ...json({ password: users.bob, code: oathtool(secret) }) });
+    clock.nextStep();
+    const removed = await send(gateway, otpPath('bob'), { method: 'DELETE', user: employee('bob'), visitor: 'bob-portal-1', ...json({ password: users.bob, code: clock.code(secret) }) });
     expect(removed.status).toBe(204);
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(false);
   });
@@ -157,8 +151,8 @@ describe('a step-up through the gateway', () => {
 
     const first = await loginStep({ user: 'alice', password: users.alice }, 'alice-portal-1', 'alice');
     expect(first.json()).toMatchObject({ code: 'otp_required' });
-    nextStep();
-    const done = await loginStep({ pending: first.json<{ pending: string }>().pending, otp: oathtool(aliceSecret) }, 'alice-portal-1', 'alice');
+    clock.nextStep();
+    const done = await loginStep({ pending: first.json<{ pending: string }>().pending, otp: clock.code(aliceSecret) }, 'alice-portal-1', 'alice');
     expect(level(done)).toBe(3);
     expect((await send(gateway, bobsRecord, { user: employee('alice'), visitor: 'alice-portal-1' })).status).toBe(200);
     // The session it replaced is ended at the core; another portal session of alice's is untouched (level 1).

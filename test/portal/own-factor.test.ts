@@ -7,9 +7,9 @@
  * refuses the removal (step_up_required) when asked anyway. Real core, gateway and portal (the
  * demo's pages and portlets) in this process; codes from Debian's oathtool on the core's injected clock.
  */
-import { execFileSync } from 'node:child_process';
 import type { RunningGateway } from '../../gateway/src/index';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
+import { TotpClock } from '../helpers/totp-clock';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { login } from '../helpers/login';
@@ -17,10 +17,8 @@ import { startTestGateway } from '../gateway/gateway-helpers';
 import { Browser, linkTo, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
-/** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
-let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
-const nextStep = () => (clock += 30_000);
-const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
+/** The core's clock, moved a TOTP step at a time. */
+const clock = new TotpClock();
 
 const BOB = '/portal/page/admin?users.p.view=show&users.p.subject=bob';
 const EXPLANATION = 'To remove a second factor you must confirm it is you with your own second factor, and you have none. Turn on two-step sign-in in Self-Service first.';
@@ -30,7 +28,7 @@ let gateway: RunningGateway;
 let portal: TestPortal;
 
 beforeAll(async () => {
-  core = await startTestServer({ now: () => clock });
+  core = await startTestServer({ now: clock.now });
   gateway = await startTestGateway([core.baseUrl]);
   portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-own-factor-');
   await enroll('bob');
@@ -46,8 +44,8 @@ async function enroll(user: 'alice' | 'bob'): Promise<string> {
   const session = await login(core.baseUrl, { clientid: 'svc-web', user, password: users[user] });
   const path = `${core.baseUrl}/resources/contexts/employees/subjects/${user}/otp`;
   const secret = (await send(path, { cookie: session.cookie, json: { password: users[user] } })).json!.secret as string;
-  nextStep();
-  expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: oathtool(secret) } })).status).toBe(200);
+  clock.nextStep();
+  expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: clock.code(secret) } })).status).toBe(200);
   return secret;
 }
 

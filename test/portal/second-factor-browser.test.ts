@@ -9,11 +9,11 @@
  * cannot remove bob's (and the way to Self-Service) and the step-up page says the same. Codes are Debian's oathtool's; the core's clock is injected, so each code's
  * step is chosen, never waited for. Skipped with a message when Chromium is absent.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 import type { RunningGateway } from '../../gateway/src/index';
 import { ARTIFACTS, Person } from '../demo/demo-browser';
+import { TotpClock } from '../helpers/totp-clock';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
 import { startTestGateway } from '../gateway/gateway-helpers';
@@ -21,10 +21,8 @@ import { startDemoPortal, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-/** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
-let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
-const nextStep = () => (clock += 30_000);
-const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
+/** The core's clock, moved a TOTP step at a time. */
+const clock = new TotpClock();
 
 // Logins, password hashes and axe at two widths on every page, on a 2-core machine shared with other
 // suites: the limit guards against a hang, it is not a timing.
@@ -39,7 +37,7 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
   const people: Person[] = [];
 
   beforeAll(async () => {
-    core = await startTestServer({ now: () => clock });
+    core = await startTestServer({ now: clock.now });
     gateway = await startTestGateway([core.baseUrl]);
     portal = await startDemoPortal(gateway.baseUrl, 'svc-otp-browser-');
     base = `${portal.url}/portal`;
@@ -80,8 +78,8 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     await expectVisible(me.getByRole('img', { name: /QR code/ }));
     if (look) await who.look('otp-confirm', { readme: 1280 });
     const secret = (await me.locator('code.svc-secret').textContent())!.replace(/\s/g, '');
-    nextStep();
-    await who.control(me, 'Code').fill(oathtool(secret));
+    clock.nextStep();
+    await who.control(me, 'Code').fill(clock.code(secret));
     await who.submit(() => me.getByRole('button', { name: 'Turn on' }).click());
     expect(await me.textContent()).toContain('Your recovery codes');
     expect(await me.locator('ol.svc-codes li').count()).toBe(10);
@@ -101,8 +99,8 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     await who.submit(() => who.page.getByRole('button', { name: 'Log in' }).click());
     expect(await who.page.getByLabel('Code').isVisible()).toBe(true);
     if (look) await who.look('otp-login-code');
-    nextStep();
-    await who.page.getByLabel('Code').fill(oathtool(secret));
+    clock.nextStep();
+    await who.page.getByLabel('Code').fill(clock.code(secret));
     await who.submit(() => who.page.getByRole('button', { name: 'Log in' }).click());
     expect(await who.page.locator('.portal-user').textContent()).toContain(`employees/${user}`);
   }
@@ -156,8 +154,8 @@ describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser',
     await alice.page.getByLabel('Password', { exact: true }).fill(users.alice);
     await alice.submit(() => alice.page.getByRole('button', { name: 'Continue' }).click());
     await alice.look('otp-step-up-code');
-    nextStep();
-    await alice.page.getByLabel('Code').fill(oathtool(secret));
+    clock.nextStep();
+    await alice.page.getByLabel('Code').fill(clock.code(secret));
     await alice.submit(() => alice.page.getByRole('button', { name: 'Confirm' }).click());
     expect(new URL(alice.page.url()).pathname).toBe('/portal/page/admin');
     expect(await alice.window('User Admin').getByRole('button', { name: 'Search' }).count()).toBeGreaterThan(0);

@@ -8,25 +8,23 @@
  * session a level 3 core session and a new cookie value, and goes back only to a page of the portal.
  * The core's clock is injected, so every code's step is chosen, never waited for.
  */
-import { execFileSync } from 'node:child_process';
 import type { RunningGateway } from '../../gateway/src/index';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
+import { TotpClock } from '../helpers/totp-clock';
 import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { startTestGateway } from '../gateway/gateway-helpers';
 import { act, actionOf, Browser, hrefOf, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
-/** A step boundary 3.5 to 4 min before now (the gateway's clientcred carries the real time; the core allows 300 s). */
-let clock = Math.ceil((Date.now() - 240_000) / 30_000) * 30_000;
-const nextStep = () => (clock += 30_000);
-const oathtool = (secret: string) => execFileSync('oathtool', ['--totp', '-b', secret, '--now', `@${Math.floor(clock / 1000)}`], { encoding: 'utf8' }).trim();
+/** The core's clock, moved a TOTP step at a time. */
+const clock = new TotpClock();
 
 let core: TestServer;
 let gateway: RunningGateway;
 let portal: TestPortal;
 
 beforeAll(async () => {
-  core = await startTestServer({ now: () => clock });
+  core = await startTestServer({ now: clock.now });
   gateway = await startTestGateway([core.baseUrl]);
   portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-otp-');
 }, 60_000);
@@ -58,8 +56,8 @@ async function turnOn(browser: Browser): Promise<{ secret: string; codes: string
   expect(content).not.toMatch(/<img|<script|style=/);
   const secret = /<code class="svc-secret" id="svc_me_secret">([A-Z2-7 ]+)<\/code>/.exec(confirm.text)![1].replace(/ /g, '');
   expect(secret).toHaveLength(32);
-  nextStep();
-  const confirmed = await browser.post(actionOf(confirm, 'otpConfirm'), { op: 'otpConfirm', code: oathtool(secret) });
+  clock.nextStep();
+  const confirmed = await browser.post(actionOf(confirm, 'otpConfirm'), { op: 'otpConfirm', code: clock.code(secret) });
   expect(confirmed.status).toBe(303);
   const codesPage = await browser.get(confirmed.location!);
   expect(codesPage.text).toContain('Two-step sign-in is on.');
@@ -101,8 +99,8 @@ describe('two-step sign-in in Self-Service and the portal login', () => {
     expect(bob.cookies.has(PORTAL_SESSION_COOKIE)).toBe(false);
     // The pending travels sealed in the visitor cookie: the page holds none of it.
     expect(codePage.text).not.toMatch(/pending/i);
-    nextStep();
-    const done = await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: oathtool(secret) });
+    clock.nextStep();
+    const done = await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: clock.code(secret) });
     expect(done).toMatchObject({ status: 303, location: '/portal/page/home' });
     expect(bob.cookies.has(PORTAL_SESSION_COOKIE)).toBe(true);
     expect((await bob.get('/portal/page/home')).text).toContain('Signed in as <strong>employees/bob</strong>');
@@ -115,12 +113,12 @@ describe('two-step sign-in in Self-Service and the portal login', () => {
   test('a wrong code spends the held login: the password comes first again; a recovery code serves once', async () => {
     const bob = new Browser(portal);
     const codePage = await passwordStep(bob, 'bob');
-    const wrong = await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: '000000' === oathtool(secret) ? '111111' : '000000' });
+    const wrong = await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: '000000' === clock.code(secret) ? '111111' : '000000' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('The code is not correct');
     expect(wrong.text).toContain('for="portal-password"');
-    nextStep();
-    const replay = await bob.post('/portal/login', { _csrf: tokenOf(wrong.text), otp: oathtool(secret) });
+    clock.nextStep();
+    const replay = await bob.post('/portal/login', { _csrf: tokenOf(wrong.text), otp: clock.code(secret) });
     expect(replay.status).toBe(401);
     expect(replay.text).toContain('took too long or was already used');
     expect(bob.cookies.has(PORTAL_SESSION_COOKIE)).toBe(false);
@@ -134,15 +132,15 @@ describe('two-step sign-in in Self-Service and the portal login', () => {
   test('bob turns it off with his password and a code', async () => {
     const bob = new Browser(portal);
     const codePage = await passwordStep(bob, 'bob');
-    nextStep();
-    expect((await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: oathtool(secret) })).status).toBe(303);
+    clock.nextStep();
+    expect((await bob.post('/portal/login', { _csrf: tokenOf(codePage.text), otp: clock.code(secret) })).status).toBe(303);
     const home = await bob.get('/portal/page/home');
     const form = await bob.get(hrefOf(home, 'Turn off two-step sign-in'));
     const wrong = await act(bob, actionOf(form, 'otpRemove'), { op: 'otpRemove', password: 'not-his-password', code: '123456' });
     expect(wrong.text).toMatch(/portlet-msg-error/);
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(true);
-    nextStep();
-    const off = await act(bob, actionOf(form, 'otpRemove'), { op: 'otpRemove', password: users.bob, code: oathtool(secret) });
+    clock.nextStep();
+    const off = await act(bob, actionOf(form, 'otpRemove'), { op: 'otpRemove', password: users.bob, code: clock.code(secret) });
     expect(off.text).toContain('Two-step sign-in is off: your password alone signs you in.');
     expect(core.core.secondFactors.has({ contextId: 'employees', uniqueId: 'bob' })).toBe(false);
     // Its events say so, never the secret.
@@ -165,8 +163,8 @@ describe('a step-up', () => {
     const session = await login(core.baseUrl, { clientid: 'svc-web', user: 'alice', password: users.alice });
     const path = `${core.baseUrl}/resources/contexts/employees/subjects/alice/otp`;
     aliceSecret = (await send(path, { cookie: session.cookie, json: { password: users.alice } })).json!.secret as string;
-    nextStep();
-    expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: oathtool(aliceSecret) } })).status).toBe(200);
+    clock.nextStep();
+    expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: clock.code(aliceSecret) } })).status).toBe(200);
     // A portal session of alice's whose core session the gateway makes with the client principal (level 1).
     alice = Browser.loggedIn(portal, 'employees/alice', ['admin']);
     handle = portal.deps.sessions.resolve(alice.cookies.get(PORTAL_SESSION_COOKIE))!.handle;
@@ -189,8 +187,8 @@ describe('a step-up', () => {
     expect(codePage.status).toBe(200);
     expect(codePage.text).toContain('action="/portal/step-up"');
     const before = alice.cookies.get(PORTAL_SESSION_COOKIE);
-    nextStep();
-    const done = await alice.post('/portal/step-up', { _csrf: tokenOf(codePage.text), otp: oathtool(aliceSecret) });
+    clock.nextStep();
+    const done = await alice.post('/portal/step-up', { _csrf: tokenOf(codePage.text), otp: clock.code(aliceSecret) });
     expect(done).toMatchObject({ status: 303, location: '/portal/page/admin?users.p.x=1' });
     expect(alice.cookies.get(PORTAL_SESSION_COOKIE)).not.toBe(before);
     expect(portal.deps.sessions.resolve(before)).toBeUndefined();
@@ -212,8 +210,8 @@ describe('a step-up', () => {
     const session = await login(core.baseUrl, { clientid: 'svc-web', user: 'bob', password: users.bob });
     const path = `${core.baseUrl}/resources/contexts/employees/subjects/bob/otp`;
     const bobSecret = (await send(path, { cookie: session.cookie, json: { password: users.bob } })).json!.secret as string;
-    nextStep();
-    expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: oathtool(bobSecret) } })).status).toBe(200);
+    clock.nextStep();
+    expect((await send(path, { method: 'PUT', cookie: session.cookie, json: { code: clock.code(bobSecret) } })).status).toBe(200);
     expect(await level()).toBe(3);
     const view = await alice.get('/portal/page/admin?users.p.view=show&users.p.subject=bob');
     expect(view.text).toContain('<dt class="portlet-form-label">Two-step sign-in</dt><dd>On (10 of 10 recovery codes left)</dd>');
@@ -230,8 +228,8 @@ describe('a step-up', () => {
       const form = await alice.get(`/portal/step-up?goto=${encodeURIComponent(goto)}`);
       expect(form.text).not.toContain('evil.example');
       const codePage = await alice.post('/portal/step-up', { _csrf: tokenOf(form.text), goto, password: users.alice });
-      nextStep();
-      const done = await alice.post('/portal/step-up', { _csrf: tokenOf(codePage.text), goto, otp: oathtool(aliceSecret) });
+      clock.nextStep();
+      const done = await alice.post('/portal/step-up', { _csrf: tokenOf(codePage.text), goto, otp: clock.code(aliceSecret) });
       expect(done).toMatchObject({ status: 303, location: '/portal/' });
     }
   });
