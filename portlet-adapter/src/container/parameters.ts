@@ -10,17 +10,18 @@ export type Parameters = Readonly<Record<string, readonly string[]>>;
 export function toParameters(input: Readonly<Record<string, string | readonly string[]>>): Parameters {
   if (input === null || typeof input !== 'object') throw new IllegalArgumentException('parameters must be a map');
   const out: Record<string, readonly string[]> = Object.create(null) as Record<string, readonly string[]>;
-  for (const [name, value] of Object.entries(input)) out[name] = parameterValues(name, value);
+  for (const name of Object.keys(input)) out[name] = parameterValues(name, input[name]);
   return Object.freeze(out);
 }
 
 export function parameterValues(name: unknown, value: unknown): readonly string[] {
   if (typeof name !== 'string' || name === '') throw new IllegalArgumentException('a parameter name must be a non-empty string');
-  const values = typeof value === 'string' ? [value] : value;
-  if (!Array.isArray(values) || values.some((v) => typeof v !== 'string')) {
+  // The usual value, one string: one frozen array rather than a copy of one.
+  if (typeof value === 'string') return Object.freeze([value]);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) {
     throw new IllegalArgumentException(`parameter "${name}": a value must be a string or a list of strings`);
   }
-  return Object.freeze([...(values as string[])]);
+  return Object.freeze([...(value as string[])]);
 }
 
 /** The map with one parameter replaced. */

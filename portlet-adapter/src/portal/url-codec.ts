@@ -138,23 +138,26 @@ export function renderStateText(windows: ReadonlyMap<string, WindowUrlState>): s
  */
 export class RenderUrls {
   readonly #path: string;
-  /** By window: the query text of the windows before it and of those after it. */
-  readonly #around = new Map<string, { before: string; after: string }>();
+  /** By window: the query text of the windows before it and of those after it, and its initial mode and state. */
+  readonly #around = new Map<string, { before: string; after: string; initial?: InitialWindowState }>();
   readonly #all: string;
 
-  constructor(private readonly page: PageUrl) {
+  constructor(page: PageUrl) {
     this.#path = pagePath(page);
     const fields = [...page.windows].map(([windowId, window]) => encodeState(windowId, window));
-    [...page.windows.keys()].forEach((windowId, i) => this.#around.set(windowId, { before: joinFields(fields.slice(0, i)), after: joinFields(fields.slice(i + 1)) }));
+    [...page.windows].forEach(([windowId, window], i) =>
+      this.#around.set(windowId, { before: joinFields(fields.slice(0, i)), after: joinFields(fields.slice(i + 1)), initial: window.initial }),
+    );
     this.#all = joinFields(fields);
   }
 
   /** The page with one window in this state. */
   to(windowId: string, state: { mode: string; state: string; parameters: Parameters }): string {
-    const own = encodeState(windowId, { ...state, initial: this.page.windows.get(windowId)?.initial });
     const around = this.#around.get(windowId);
+    const own = encodeState(windowId, state, around?.initial ?? VIEW_NORMAL);
     // A window the page does not have comes last, as withWindow adds it.
-    return withQuery(this.#path, around === undefined ? [this.#all, own] : [around.before, own, around.after]);
+    const query = around === undefined ? joinTwo(this.#all, own) : joinTwo(joinTwo(around.before, own), around.after);
+    return query ? `${this.#path}?${query}` : this.#path;
   }
 }
 
@@ -162,15 +165,18 @@ export class RenderUrls {
  * `.m` unless both the mode and the window's initial mode are VIEW, `.s` unless both the state and the
  * initial state are NORMAL: so a window whose initial mode or state is another always names itself, and
  * its VIEW or NORMAL is written out (a named window without `.m` / `.s` is VIEW / NORMAL when parsed).
- * The window's fields as query text ('' when it has none).
+ * The window's fields as query text ('' when it has none); `initial` when the state does not say it.
  */
-function encodeState(windowId: string, window: WindowUrlState): string {
-  const initial = window.initial ?? VIEW_NORMAL;
-  const fields: string[] = [];
-  if (window.mode !== 'view' || initial.mode !== 'view') fields.push(field(`${windowId}.m`, window.mode));
-  if (window.state !== 'normal' || initial.state !== 'normal') fields.push(field(`${windowId}.s`, window.state));
-  for (const [name, values] of Object.entries(window.parameters)) for (const value of values) fields.push(field(`${windowId}.p.${name}`, value));
-  return joinFields(fields);
+function encodeState(windowId: string, window: WindowUrlState, initial = window.initial ?? VIEW_NORMAL): string {
+  let out = '';
+  if (window.mode !== 'view' || initial.mode !== 'view') out = field(`${windowId}.m`, window.mode);
+  if (window.state !== 'normal' || initial.state !== 'normal') out = joinTwo(out, field(`${windowId}.s`, window.state));
+  const parameters = window.parameters;
+  for (const name in parameters) {
+    const prefix = `${windowId}.p.${name}`;
+    for (const value of parameters[name]) out = joinTwo(out, field(prefix, value));
+  }
+  return out;
 }
 
 function pagePath(page: PageUrl): string {
@@ -184,8 +190,13 @@ function withQuery(path: string, fields: string[]): string {
 
 function joinFields(fields: string[]): string {
   let out = '';
-  for (const text of fields) if (text) out = out ? `${out}&${text}` : text;
+  for (const text of fields) out = joinTwo(out, text);
   return out;
+}
+
+/** Two parts of a query, either of which may be empty. */
+function joinTwo(a: string, b: string): string {
+  return a && b ? `${a}&${b}` : a || b;
 }
 
 function field(name: string, value: string): string {
