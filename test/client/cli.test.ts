@@ -55,6 +55,19 @@ describe('svc cli', () => {
     expect(get.code).toBe(0);
     expect(get.stdout).toMatch(/^mail\s+bob@example\.com$/m);
 
+    // The parts of bob an administrator may read, in the same READ (include=otp,lockout,events).
+    const parts = await cli(['get', 'bob', '--include', 'otp,lockout,events']);
+    expect(parts).toMatchObject({ code: 0, stderr: '' });
+    expect(parts.stdout).toMatch(/^two-step sign-in\s+none$/m);
+    expect(parts.stdout).toMatch(/^locked\s+no$/m);
+    expect(parts.stdout).toMatch(/^at\s+type\s+detail\s+principal\s+peer$/m);
+    const partsJson = JSON.parse((await cli(['get', 'bob', '--include', 'lockout', '--json'])).stdout) as Record<string, unknown>;
+    expect(partsJson).toMatchObject({ uniqueId: 'bob', lockout: { locked: false, lockedUntil: null } });
+    expect(partsJson.events).toBeUndefined();
+    const badInclude = await cli(['get', 'bob', '--include', 'secrets']);
+    expect(badInclude.code).toBe(2);
+    expect(badInclude.stderr).toContain('--include names some of otp, mail, lockout, events');
+
     const created = await cli(['create', 'dora', 'mail=dora@example.com', 'givenName=Dora', 'roles[]=user']);
     expect(created).toMatchObject({ code: 0, stderr: '' });
     expect(created.stdout).toMatch(/^roles\s+user$/m);

@@ -6,7 +6,8 @@ import type { Credentials } from '../login';
 import { OPERATIONS, operationNamed } from '../../../common/src/wire/operations';
 import { HintedError, UsageError, parseAttributes } from './attributes';
 import type { CliIo } from './main';
-import { decisionLine, json, searchTable, sessionTable, subjectTable, table } from './output';
+import { decisionLine, eventsTable, json, readTable, searchTable, sessionTable, subjectTable, table } from './output';
+import { READ_INCLUDES, type ReadInclude } from '../../../common/src/wire/subject-parts';
 import { readPassword } from '../../../common/src/tty/prompt';
 import { readSession, removeSession, writeSession, type CliSession } from './session-file';
 import type { TransportOptions } from '../http-transport';
@@ -30,6 +31,7 @@ export interface CliValues {
   offset?: string;
   quantity?: string;
   'if-match'?: string;
+  include?: string;
   'set-password'?: boolean;
 }
 
@@ -184,10 +186,14 @@ const contexts: Command = (ctx) => {
   });
 };
 
+const GET_USAGE = `get ID [--include ${READ_INCLUDES.join(',')}]`;
+
 const get: Command = (ctx) => {
-  const [id] = args(ctx, 1, 1, 'get ID');
+  const [id] = args(ctx, 1, 1, GET_USAGE);
+  const include = ctx.values.include?.split(',').map((name) => name.trim());
+  if (include?.some((name) => !(READ_INCLUDES as readonly string[]).includes(name))) throw new UsageError(`--include names some of ${READ_INCLUDES.join(', ')}: svc cli ${GET_USAGE}`);
   return withSession(ctx, async (conn) => {
-    print(ctx, await conn.get(id), subjectTable);
+    print(ctx, await conn.get(id, { include: include as ReadInclude[] | undefined }), readTable);
     return 0;
   });
 };
@@ -217,7 +223,7 @@ const events: Command = (ctx) => {
   const [id] = args(ctx, 1, 1, 'events ID [--offset N] [--quantity N]');
   return withSession(ctx, async (conn) => {
     const page = await conn.events(id, { offset: integer(ctx.values.offset, 'offset'), quantity: integer(ctx.values.quantity, 'quantity') });
-    print(ctx, page, (p) => table(['at', 'type', 'detail', 'principal', 'peer'], p.events.map((e) => [e.at, e.type, e.detail, e.principal ?? '', e.peer ?? ''])) + `${p.events.length} of ${p.total}\n`);
+    print(ctx, page, eventsTable);
     return 0;
   });
 };

@@ -25,7 +25,8 @@ commands:
   login --cert FILE --key FILE [--ca FILE]       open a session with an X.509 client certificate
   whoami                                         the session structure
   contexts                                       the contexts this client may use
-  get ID                                         read a subject
+  get ID [--include otp,mail,lockout,events]     read a subject, with the parts named that the session
+                                                 may read (second factor, pending address, lockout, last 20 events)
   search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] [--offset N] [--quantity N]
   search [TEXT] [--filter F] [--sort ATTR] [--order asc|desc] --csv
                                                  every match as CSV, written as it arrives
@@ -77,6 +78,7 @@ const OPTIONS = {
   offset: { type: 'string' },
   quantity: { type: 'string' },
   'if-match': { type: 'string' },
+  include: { type: 'string' },
   'set-password': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;

@@ -1,5 +1,5 @@
 /** What the CLI prints: aligned tables for people, JSON (`--json`) for scripts. */
-import type { CheckDecision, SearchPage, SessionInfo, Subject } from '../types';
+import type { CheckDecision, SearchPage, SessionInfo, Subject, SubjectEventPage, SubjectRead } from '../types';
 
 export type Row = string[];
 
@@ -26,6 +26,24 @@ export function sessionTable(session: SessionInfo): string {
 export function subjectTable(subject: Subject): string {
   const names = Object.keys(subject.attributes).sort();
   return table(undefined, [['uniqueId', subject.uniqueId], ...names.map((n) => [n, show(subject.attributes[n])])]);
+}
+
+/** A READ and the parts its `--include` brought (a part the session may not read is absent: not shown). */
+export function readTable(read: SubjectRead): string {
+  const parts: string[] = [subjectTable(read)];
+  if (read.otp) parts.push(table(undefined, [['two-step sign-in', read.otp.state], ['recovery codes left', String(read.otp.recoveryCodesLeft)]]));
+  if (read.mailPending !== undefined) parts.push(table(undefined, [['pending address', read.mailPending ? `${read.mailPending.mail} (until ${read.mailPending.expires})` : '-']]));
+  if (read.lockout) {
+    const locked = read.lockout.locked ? `yes${read.lockout.lockedUntil ? `, until ${read.lockout.lockedUntil}` : ''}` : 'no';
+    parts.push(table(undefined, [['locked', locked], ['failures', String(read.lockout.failures)]]));
+  }
+  if (read.events) parts.push(eventsTable(read.events));
+  return parts.join('\n');
+}
+
+/** A page of a subject's events, newest first, and how many of how many. */
+export function eventsTable(page: SubjectEventPage): string {
+  return table(['at', 'type', 'detail', 'principal', 'peer'], page.events.map((e) => [e.at, e.type, e.detail, e.principal ?? '', e.peer ?? ''])) + `${page.events.length} of ${page.total}\n`;
 }
 
 export function searchTable(page: SearchPage): string {
