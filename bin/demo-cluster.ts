@@ -6,7 +6,8 @@
  * Environment: SVC_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/test), SVC_REDIS_URL
  * (redis://127.0.0.1:6379), SVC_REDIS_PASSWORD (none), SVC_REDIS_PREFIX (svc-demo:), SVC_DATA_DIR
  * (./data-cluster), SVC_HOST (127.0.0.1), SVC_PORT (the first core, 8080; the second is 3 more),
- * SVC_GATEWAY_PORT (8081, and 8084), SVC_PORTAL_PORT (8082); a port of 0 means any free one.
+ * SVC_GATEWAY_PORT (8081, and 8084), SVC_PORTAL_PORT (8082), SVC_MAIL_PORT (8025: the development
+ * mailbox's SMTP, its page on the next port, both on 127.0.0.1); a port of 0 means any free one.
  * Ctrl-C (or SIGTERM) stops every child; a child that dies stops the others and exits 1.
  */
 import { resolve } from 'node:path';
@@ -20,6 +21,13 @@ function pair(value: string | undefined, fallback: number): [number, number] {
   return [first, first === 0 ? 0 : first + 3];
 }
 
+/** The mailbox's SMTP port (its page takes the next one). */
+function mailPort(value: string | undefined): number {
+  const port = value === undefined ? 8025 : Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65534) throw new Error(`not a port: ${value}`);
+  return port;
+}
+
 async function main(): Promise<void> {
   const env = process.env;
   const log = createLogger({ name: 'svc-demo-cluster' });
@@ -28,6 +36,7 @@ async function main(): Promise<void> {
     dataDir: resolve(env.SVC_DATA_DIR ?? './data-cluster'),
     host: env.SVC_HOST ?? '127.0.0.1',
     ports: { cores: pair(env.SVC_PORT, 8080), gateways: pair(env.SVC_GATEWAY_PORT, 8081), portal: Number(env.SVC_PORTAL_PORT ?? 8082) },
+    mailPort: mailPort(env.SVC_MAIL_PORT),
     postgresUrl: env.SVC_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
     redisUrl: env.SVC_REDIS_URL ?? 'redis://127.0.0.1:6379',
     redisPassword: env.SVC_REDIS_PASSWORD || undefined,
@@ -36,10 +45,11 @@ async function main(): Promise<void> {
     log,
     onLine: (line) => process.stdout.write(line + '\n'),
   });
-  const { cores, gateways, portal, credentials, processes } = cluster;
-  log.info({ cores, gateways, portal, credentials, processes }, 'svc demo cluster ready');
+  const { cores, gateways, portal, mailbox, smtp, credentials, processes } = cluster;
+  log.info({ cores, gateways, portal, mailbox, smtp, credentials, processes }, 'svc demo cluster ready');
   process.stderr.write(
     `\nsvc demo cluster is running:\n  portal    ${portal}/\n  cores     ${cores.join('  ')}\n  gateways  ${gateways.join('  ')}\n` +
+      `  mailbox   ${mailbox}  (the messages both cores sent to SMTP ${smtp}; JSON at ${mailbox}messages)\n` +
       `Passwords (alice, bob, svcadmin) are in ${credentials}. Ctrl-C stops all.\n\n`,
   );
   const stop = (signal: string) => {

@@ -4,6 +4,12 @@
  * sessions, nonces and counters; the gateways' replay cache and core-session map), seeded like the
  * demo and with the demo's credentials file. The cores start first, then the gateways (given both
  * cores), then the portal (given both gateways); each is ready when it logs that it listens.
+ *
+ * Mail (SPEC 16) goes to one development mailbox (mailbox.ts) that this process runs, as `svc demo`
+ * does: both cores have the demo's `mail` with its queue in PostgreSQL (`mail.queue: "postgres"`), so
+ * either core may send a message the other queued, each message is claimed by one core only (the
+ * store's claim is one UPDATE of a row locked with SKIP LOCKED), and a link's token, kept there too,
+ * is taken through either core.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -13,9 +19,10 @@ import type { Logger } from '../../../common/src/log';
 import { buildConfig } from '../config/load';
 import { Core } from '../core';
 import { PasswordHasher } from '../passwords/password-hasher';
-import { prepareDemo, seedDemo } from './demo';
+import { demoMail, prepareDemo, seedDemo, withChosenPorts } from './demo';
 import { demoConfigDocument, type DemoCredentials } from './demo-config';
 import { demoPortalDocument } from './demo-portal';
+import { MAILBOX_HOST, startMailbox, type RunningMailbox } from './mailbox';
 
 /** The built `svc` command the children run. */
 const SVC_BIN = resolve(__dirname, '../../../bin/svc.js');
@@ -25,6 +32,8 @@ export interface ClusterOptions {
   host: string;
   /** 0: any free port. */
   ports: { cores: [number, number]; gateways: [number, number]; portal: number };
+  /** The development mailbox's SMTP port (its page on the next one); 0: any free one. */
+  mailPort: number;
   postgresUrl: string;
   redisUrl: string;
   /** Given to the children in their environment only (the files say `${SVC_REDIS_PASSWORD}`). */
@@ -52,6 +61,10 @@ export interface RunningCluster {
   gateways: string[];
   /** `{portal}`. */
   portal: string;
+  /** The development mailbox's page, `http://127.0.0.1:PORT/` (its JSON at `messages`). */
+  mailbox: string;
+  /** Where the cores send their mail: `127.0.0.1:PORT`. */
+  smtp: string;
   credentials: string;
   processes: ClusterProcess[];
   /**
@@ -59,13 +72,19 @@ export interface RunningCluster {
    * stopped cleanly on a signal of its own, as a terminal's Ctrl-C sends to every process of the group).
    */
   failed: Promise<{ name: string; code: number | null }>;
-  /** SIGTERM to every child, the portal first, the cores last; resolves when all have exited. */
+  /** SIGTERM to every child, the portal first, the cores last, then the mailbox closes; resolves when all have. */
   stop(): Promise<void>;
 }
 
-export async function startCluster(options: ClusterOptions): Promise<RunningCluster> {
-  const { dataDir, host, log } = options;
-  // Only the credentials: the cluster's own configuration (below) sends no mail.
+export async function startCluster(given: ClusterOptions): Promise<RunningCluster> {
+  const { dataDir, host, log } = given;
+  // The links in the mail are built from the first core's port (mail.publicBase) and the portal's
+  // (mail.linkOrigins), written into the cores' files before any child listens: a 0 among those two
+  // is made a free port now, as `svc demo` does (withChosenPorts), rather than starting the cores
+  // without mail and reloading them once the portal has said its port.
+  const chosen = await withChosenPorts({ dataDir, host, port: given.ports.cores[0], portalPort: given.ports.portal });
+  const options: ClusterOptions = { ...given, ports: { ...given.ports, cores: [chosen.port, given.ports.cores[1]], portal: chosen.portalPort } };
+  // Only the credentials: the cores' configuration is clusterCoreDocument's.
   const { credentials } = await prepareDemo({ dataDir, host, port: options.ports.cores[0], portalPort: options.ports.portal }, log);
   const files = join(dataDir, 'cluster');
   mkdirSync(files, { recursive: true, mode: 0o700 });
@@ -105,6 +124,7 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       });
     });
 
+  let mailbox: RunningMailbox | undefined;
   const stop = async () => {
     stopping = true;
     for (const { child } of [...children].reverse()) {
@@ -113,10 +133,14 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       child.kill('SIGTERM');
       await exited;
     }
+    // After the cores: a core that stops mid-send still reaches it.
+    await mailbox?.close();
+    mailbox = undefined;
   };
 
   try {
-    const coreDocument = await clusterCoreDocument(options, credentials);
+    mailbox = await startMailbox({ smtpPort: options.mailPort, log });
+    const coreDocument = await clusterCoreDocument(options, credentials, mailbox.smtpPort);
     await seed(coreDocument, credentials, options.redisPassword, log);
     const cores: ClusterProcess[] = [];
     for (const [i, port] of options.ports.cores.entries()) {
@@ -143,6 +167,8 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
       cores: coreBases,
       gateways: gatewayBases,
       portal: `${portal.url}/portal`,
+      mailbox: `${mailbox.pageUrl}/`,
+      smtp: `${MAILBOX_HOST}:${mailbox.smtpPort}`,
       credentials: join(dataDir, 'demo-credentials.json'),
       processes: [...cores, ...gateways, portal],
       failed,
@@ -154,11 +180,19 @@ export async function startCluster(options: ClusterOptions): Promise<RunningClus
   }
 }
 
-/** The demo's core configuration with its subjects in PostgreSQL and its sessions in Redis. */
-async function clusterCoreDocument(options: ClusterOptions, credentials: DemoCredentials): Promise<Record<string, unknown>> {
+/**
+ * The demo's core configuration with its subjects in PostgreSQL and its sessions in Redis, and its
+ * mail to the cluster's mailbox with the queue in PostgreSQL. Both cores' links start with the first
+ * core's `{base}` (`mail.publicBase`: the cluster has no load balancer in front) or the portal's origin.
+ */
+async function clusterCoreDocument(options: ClusterOptions, credentials: DemoCredentials, smtpPort: number): Promise<Record<string, unknown>> {
   const hasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
-  const document = demoConfigDocument({ credentials, systemPasswordHash, dataDir: options.dataDir, host: options.host, port: options.ports.cores[0] });
+  const mail = demoMail(options.host, smtpPort, options.ports.portal);
+  const document = demoConfigDocument({ credentials, systemPasswordHash, dataDir: options.dataDir, host: options.host, port: options.ports.cores[0], mail });
+  // One queue and one set of tokens for both cores where the rest of the cluster's shared state is
+  // (the default, mail.sqlite in the data directory, would hold only while the cores share a folder).
+  document.mail = { ...(document.mail as object), queue: 'postgres' };
   for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
   document.stores = { postgres: { url: options.postgresUrl } };
   const password = options.redisPassword === undefined ? {} : { password: '${SVC_REDIS_PASSWORD}' };

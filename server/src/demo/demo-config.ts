@@ -56,7 +56,7 @@ export function demoConfigDocument(options: {
   port: number;
   /**
    * The development mailbox (SPEC 11): its SMTP port and the portal's origin (links may point at the
-   * portal's windows). Without it the configuration sends no mail (the tests' and the cluster's).
+   * portal's windows). Without it the configuration sends no mail (the tests').
    */
   mail?: { smtpPort: number; portalOrigin: string };
 }): Record<string, unknown> {

@@ -35,7 +35,7 @@ export interface DemoEnvironment {
   port: number;
   /**
    * The development mailbox's SMTP port (its page is on the next one); 0: any free one. Absent: the
-   * configuration sends no mail (demo:cluster, which only takes the credentials).
+   * configuration sends no mail.
    */
   mailPort?: number;
   /** The demo portal's port, for the links of its Forgotten Password window. */
@@ -112,9 +112,14 @@ export async function demoConfigOf(environment: DemoEnvironment): Promise<{ conf
   const hasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await hasher.hash(credentials.users.svcadmin);
   const { dataDir, host, port, mailPort, portalPort } = environment;
-  const bracketed = host.includes(':') ? `[${host}]` : host;
-  const mail = mailPort === undefined ? undefined : { smtpPort: mailPort, portalOrigin: `http://${bracketed}:${portalPort}` };
+  const mail = mailPort === undefined ? undefined : demoMail(host, mailPort, portalPort);
   return { config: buildConfig(demoConfigDocument({ credentials, systemPasswordHash, dataDir, host, port, mail }), {}), credentials };
+}
+
+/** demoConfigDocument's `mail`: the mailbox's SMTP port, and the demo portal's origin for its windows' links. */
+export function demoMail(host: string, smtpPort: number, portalPort: number): { smtpPort: number; portalOrigin: string } {
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  return { smtpPort, portalOrigin: `http://${bracketed}:${portalPort}` };
 }
 
 /** The configuration `svc export` and `svc import` use without --config: the demo of SVC_DATA_DIR (TransferIo.defaultConfig). */
