@@ -4,7 +4,9 @@
  * one Redis (this suite's own prefix), seeded like the demo. No decision depends on which instance a
  * request reached: writes, If-Match races, sessions, clientcred and assertion nonces, a visitor's flow
  * across gateways, lockout, the registration throttle, the wrong-answer counter, a revoked role, and a
- * second factor's code and recovery code, each accepted once across cores and gateways.
+ * second factor's code and recovery code, each accepted once across cores and gateways. Mail (SPEC 16)
+ * goes to the cluster's one development mailbox from a queue both cores share: a registration's
+ * verification is sent once, and its link, like a reset link, works through the other core.
  * Ctrl-C stops every process, and so does the death of one. Skipped with a message without PostgreSQL or Redis, unless
  * SVC_TEST_REQUIRE_ALL=1.
  */
@@ -23,7 +25,7 @@ import { exitOf, startDemoCluster, stopDemoCluster, type RunningCluster } from '
 import { alive } from '../helpers/svc-process';
 import { send, type Sent } from '../helpers/http';
 import { login, sealedParams } from '../helpers/login';
-import { suiteSchemas } from '../helpers/postgres';
+import { adminQuery, suiteSchemas } from '../helpers/postgres';
 import { deleteKeys } from '../helpers/redis-keys';
 import { describeWithService, postgresRequirement, REDIS_URL, redisRequirement } from '../helpers/services';
 
@@ -67,6 +69,47 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       return answer;
     };
 
+    type Caught = { to: string; subject: string; text: string; html: string; sentAt: string };
+    const caught = async () => (await send(`${cluster.mailbox}messages`)).json as unknown as Caught[];
+    /** The caught messages to `to` with `subject`, once there is one (the shared queue sends within a second or two). */
+    const mailsTo = async (to: string, subject: string): Promise<Caught[]> => {
+      for (let tries = 0; ; tries++) {
+        const messages = await caught();
+        const found = messages.filter((m) => m.to.includes(to) && m.subject === subject);
+        if (found.length > 0) return found;
+        if (tries === 100) throw new Error(`no "${subject}" to ${to} in the mailbox: ${messages.map((m) => `${m.to}: ${m.subject}`).join('; ')}`);
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+      }
+    };
+    /** The `token` of a message's link, and the link. */
+    const linkOf = (message: Caught) => {
+      const link = message.text.split('\n').find((line) => line.startsWith('http'))!;
+      return { link, token: new URL(link).searchParams.get('token')! };
+    };
+    /** Waits until the shared queue holds nothing for `uniqueId` (sent and removed: no core can send it again). */
+    const queueDrained = async (uniqueId: string) => {
+      for (let tries = 0; ; tries++) {
+        const [row] = await adminQuery<{ n: string }>('SELECT count(*) AS n FROM svc_mail_queue WHERE subject = $1', [uniqueId], schemaUrl);
+        if (Number(row.n) === 0) return;
+        if (tries === 100) throw new Error(`the mail of ${uniqueId} is still queued`);
+        await new Promise((resolvePromise) => setTimeout(resolvePromise, 200));
+      }
+    };
+    /** The `{base}` of the core whose audit line says it sent `kind` to `principal`, and every such line. */
+    const sentBy = (kind: string, principal: string) => {
+      const lines = cluster.log
+        .map((line) => {
+          try {
+            return JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            return {};
+          }
+        })
+        .filter((entry) => entry.audit === true && entry.event === 'mail' && entry.outcome === 'success' && entry.kind === kind && entry.principal === principal);
+      const sender = cluster.processes.find((p) => p.pid === lines[0]?.pid);
+      return { lines, base: sender && `${sender.url}/svc` };
+    };
+
     beforeAll(async () => {
       const { url } = await schemas.create();
       schemaUrl = url;
@@ -92,6 +135,51 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       for (const user of ['alice', 'bob'] as const) await cookieAt(b, user, credentials.users[user]);
       const home = await fetch(`${cluster.portal}/page/home`, { redirect: 'manual' });
       expect(home.status).toBe(200);
+      expect(cluster.mailbox).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      expect((await fetch(cluster.mailbox)).status).toBe(200);
+    });
+
+    test('a registrant is mailed one verification link from the shared queue; it works through the core that did not send it', async () => {
+      const password = 'Erin-cluster-41';
+      // Through a gateway, as the portal's Registration window registers: the core counts the
+      // registration against the visitor's address, not this test's 127.0.0.1 (the throttle test's).
+      const registered = await viaGateway(gwA, '/contexts/customers/subjects', {
+        user: null,
+        visitor: 'erin-tab',
+        json: { subject: { uniqueId: 'erin', attributes: { mail: 'erin@example.net', givenName: 'Erin', familyName: 'Cluster', password } } },
+      });
+      expect(registered.status).toBe(202);
+      expect(registered.json).toMatchObject({ status: 'verification_sent' });
+      for (const base of [a, b]) expect((await login(base, { clientid: 'svc-web', user: 'erin', password }, { headers: { accept: 'application/json' } })).text).toContain('Confirm your e-mail address first');
+
+      const [message] = await mailsTo('erin@example.net', 'Confirm your e-mail address');
+      // Sent and gone from the queue: exactly one message, sent by one core (one audit line).
+      await queueDrained('erin');
+      expect(await mailsTo('erin@example.net', 'Confirm your e-mail address')).toHaveLength(1);
+      const { lines, base: sender } = sentBy('verify', 'customers/erin');
+      expect(lines).toHaveLength(1);
+      expect([a, b]).toContain(sender);
+      const { link, token } = linkOf(message);
+      // mail.publicBase: the first core's {base} (no load balancer in front of the cluster).
+      expect(link.startsWith(`${a}/anon/verify?token=`)).toBe(true);
+      const other = sender === a ? b : a;
+      expect((await send(`${other}/resources/email-verification`, { json: { token } })).status).toBe(204);
+      expect((await send(`${sender}/resources/email-verification`, { json: { token } })).json).toMatchObject({ code: 'invalid_token' });
+      for (const base of [a, b]) expect((await login(base, { clientid: 'svc-web', user: 'erin', password }, { headers: { accept: 'application/json' } })).status).toBe(200);
+    });
+
+    test('a reset link asked for through core A sets the password through core B, once', async () => {
+      const asked = await send(`${a}/resources/contexts/customers/password-reset`, { json: { name: 'erin@example.net' } });
+      expect(asked.status).toBe(202);
+      const [message] = await mailsTo('erin@example.net', 'Choose a new password');
+      await queueDrained('erin');
+      expect(await mailsTo('erin@example.net', 'Choose a new password')).toHaveLength(1);
+      expect(sentBy('reset', 'customers/erin').lines).toHaveLength(1);
+      const { link, token } = linkOf(message);
+      expect(link.startsWith(`${a}/anon/reset?token=`)).toBe(true);
+      expect((await send(`${b}/resources/password-reset`, { method: 'PUT', json: { token, password: 'Erin-reset-cluster-42' } })).status).toBe(204);
+      expect((await send(`${a}/resources/password-reset`, { method: 'PUT', json: { token, password: 'Erin-again-cluster-43' } })).json).toMatchObject({ code: 'invalid_token' });
+      expect((await login(a, { clientid: 'svc-web', user: 'erin', password: 'Erin-reset-cluster-42' }, { headers: { accept: 'application/json' } })).status).toBe(200);
     });
 
     test('a subject created on core A is read, searched and updated on core B', async () => {
@@ -227,7 +315,8 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
         });
       const statuses: number[] = [];
       for (let i = 0; i < 11; i++) statuses.push((await register(i % 2 === 0 ? a : b, i)).status);
-      expect(statuses).toEqual([...Array<number>(10).fill(201), 429]);
+      // 202: customers verify their address (SPEC 16); the throttle counts them all the same.
+      expect(statuses).toEqual([...Array<number>(10).fill(202), 429]);
     });
 
     test('the forgotten-password wrong-answer counter counts on both cores', async () => {
@@ -269,6 +358,7 @@ describeWithService(redisRequirement(), 'demo:cluster: two cores and two gateway
       expect(pids.every(alive)).toBe(true);
       expect(await stopDemoCluster(cluster)).toBe(0);
       expect(pids.filter(alive)).toEqual([]);
+      await expect(fetch(cluster.mailbox)).rejects.toThrow();
     }, 60_000);
 
     test('a process that dies stops the others, and the cluster exits 1', async () => {

@@ -11,6 +11,9 @@ export interface RunningCluster {
   cores: string[];
   gateways: string[];
   portal: string;
+  /** The development mailbox's page, `http://127.0.0.1:PORT/` (its JSON at `messages`), and its SMTP `127.0.0.1:PORT`. */
+  mailbox: string;
+  smtp: string;
   credentials: string;
   /** The five children (name, pid, origin). */
   processes: Array<{ name: string; pid: number; url: string }>;
@@ -24,7 +27,7 @@ export interface RunningCluster {
  */
 export function startDemoCluster(dataDir: string, env: NodeJS.ProcessEnv): Promise<RunningCluster> {
   const child = spawn(process.execPath, [CLUSTER_BIN], {
-    env: { ...process.env, SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0', ...env },
+    env: { ...process.env, SVC_LOG_LEVEL: 'info', SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_GATEWAY_PORT: '0', SVC_PORTAL_PORT: '0', SVC_MAIL_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     // A process group of its own, as in a terminal: stopDemoCluster's SIGINT reaches every process of it, as Ctrl-C does.
     detached: true,
