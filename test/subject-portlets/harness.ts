@@ -77,10 +77,15 @@ export class ContainerWindow {
   }
 
   /** The hidden and visible fields of the window's first form whose `op` is `op`, as a browser would post them. */
-  static formFields(markup: string, op: string): Record<string, string> {
-    const forms = markup.split('<form').slice(1);
-    const form = forms.find((f) => f.includes(`name="op" value="${op}"`));
+  /** The markup of the form sending `op` (from its tag to the next form's). */
+  static formOf(markup: string, op: string): string {
+    const form = markup.split('<form').slice(1).find((f) => f.includes(`name="op" value="${op}"`));
     if (!form) throw new Error(`no form with op=${op} in ${markup}`);
+    return form;
+  }
+
+  static formFields(markup: string, op: string): Record<string, string> {
+    const form = ContainerWindow.formOf(markup, op);
     const fields: Record<string, string> = {};
     for (const [, name, value] of form.matchAll(/<input type="(?:hidden|text|email|search)"[^>]*?name="([^"]+)"[^>]*?value="([^"]*)"/g)) fields[name] = decode(value);
     for (const [, name, value] of form.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) fields[name] = decode(value);

@@ -274,6 +274,69 @@ describe('User Admin', () => {
     expect((await svc.core.core.subjects.read('employees', 'finn')).uniqueId).toBe('finn');
   });
 
+  test('bulk across pages: the pager posts the ticks and keeps them, other pages counted and carried, Continue confirms the whole selection in one batch; the bounds refused in words', async () => {
+    const ids = Array.from({ length: 22 }, (_v, i) => `pg-${String(i + 1).padStart(2, '0')}`);
+    for (const id of ids) await svc.core.core.subjects.create('employees', id, { mail: `${id}@example.org` }, 'admin');
+    const window = admin();
+    window.renderParameters = { filter: ['uniqueId sw "pg-"'] };
+    const hidden = (markup: string) => [...TestWindow.formOf(markup, 'choose').matchAll(/<input type="hidden" name="selected" value="([^"]+)">/g)].map((m) => m[1]);
+    const ticked = (markup: string) => [...markup.matchAll(/name="selected" value="([^"]+)" checked>/g)].map((m) => m[1]);
+
+    const first = await window.render();
+    // With a bulk form, the pager is its buttons: a move posts the ticks of the page.
+    expect(first).toContain('<button type="submit" form="svc_w1_bulk" name="moveTo" value="20" class="portlet-form-button svc-pager-button">Next page</button>');
+    expect(first).not.toContain('Previous page');
+    expect(hidden(first)).toEqual([]);
+    await window.action({ ...TestWindow.formFields(first, 'choose'), bulk: 'disable', selected: ['pg-01', 'pg-03'], moveTo: '20' });
+    expect(window.renderParameters).toEqual({ view: ['list'], filter: ['uniqueId sw "pg-"'], offset: ['20'], selected: ['pg-01', 'pg-03'] });
+
+    const batches = window.gateway.batches();
+    const second = await window.render();
+    expect(window.gateway.batches()).toBe(batches + 1); // carrying the selection asks nothing more
+    expect(textOf(second)).toContain('2 selected on other pages. Clear the selection');
+    expect(hidden(second)).toEqual(['pg-01', 'pg-03']);
+    expect(ticked(second)).toEqual([]);
+    expect(second).toContain('value="0" class="portlet-form-button svc-pager-button">Previous page</button>');
+    const clear = /href="([^"]+)">Clear the selection</.exec(second)![1].replace(/&#38;/g, '&');
+    const query = new URL(clear, 'http://portal').searchParams;
+    expect([query.get('w1.p.offset'), query.getAll('w1.p.selected')]).toEqual(['20', []]);
+
+    // pg-21 ticked here, back to the first page: its rows pre-ticked, pg-21 counted as elsewhere.
+    await window.action({ ...TestWindow.formFields(second, 'choose'), selected: [...hidden(second), 'pg-21'], moveTo: '0' });
+    const back = await window.render();
+    expect(ticked(back)).toEqual(['pg-01', 'pg-03']);
+    expect(hidden(back)).toEqual(['pg-21']);
+    expect(textOf(back)).toContain('1 selected on other pages.');
+
+    // pg-03 unticked, Continue: the whole selection on the one confirmation page, from one batch.
+    await window.action({ ...TestWindow.formFields(back, 'choose'), bulk: 'disable', selected: [...hidden(back), 'pg-01'] });
+    expect(window.renderParameters).toMatchObject({ view: ['bulk'], bulk: ['disable'], selected: ['pg-21', 'pg-01'] });
+    const before = window.gateway.batches();
+    const confirm = await window.render();
+    expect(window.gateway.batches()).toBe(before + 1);
+    expect(textOf(confirm)).toContain('Disable these 2 subjects? This ends their sessions; they cannot log in until enabled again. pg-21 pg-01');
+    // Cancel goes back to the page it came from with the selection, to change it.
+    const cancel = new URL(/href="([^"]+)">Cancel</.exec(confirm)![1].replace(/&#38;/g, '&'), 'http://portal').searchParams;
+    expect([cancel.get('w1.p.view'), cancel.getAll('w1.p.selected')]).toEqual(['list', ['pg-21', 'pg-01']]);
+    const targets = [...confirm.matchAll(/<input type="hidden" name="target" value="([^"]+)">/g)].map((m) => m[1]);
+    await window.action({ ...TestWindow.formFields(confirm, 'bulk'), target: targets });
+    expect(textOf(await window.render())).toContain('2 subjects were disabled: pg-21, pg-01.');
+    expect(window.renderParameters.selected).toBeUndefined();
+    for (const id of ids) expect((await svc.core.core.subjects.read('employees', id)).attributes.disabled === 'true').toBe(id === 'pg-01' || id === 'pg-21');
+
+    // Beyond BULK_LIMIT, or too long to carry in a URL: refused in words, the first ones that fit kept, on the same page.
+    const many = Array.from({ length: 101 }, (_v, i) => `someone-${i}`);
+    await window.action({ ...TestWindow.formFields(back, 'choose'), selected: many, moveTo: '20' });
+    expect(textOf(await window.render())).toContain('At most 100 subjects can be selected at once; 101 were. The first 100 are still selected');
+    expect(window.renderParameters.selected).toEqual(many.slice(0, 100));
+    expect(window.renderParameters.offset).toBeUndefined();
+    const long = Array.from({ length: 40 }, (_v, i) => `${String(i).padStart(3, '0')}${'x'.repeat(197)}`);
+    await window.action({ ...TestWindow.formFields(back, 'choose'), bulk: 'delete', selected: long });
+    expect(textOf(await window.render())).toContain('The selected user names are too long to carry between pages together; 40 were selected. The first 30 are still selected');
+    expect(window.renderParameters.selected).toEqual(long.slice(0, 30));
+    for (const id of ids) await svc.core.core.subjects.delete('employees', id);
+  });
+
   test('preferences: the validator refuses a page size outside 5–100, in words beside the field; a good one is stored', async () => {
     const window = admin();
     window.mode = PortletMode.EDIT;

@@ -19,7 +19,7 @@ export interface PortletAction {
   /** How a refusal of this action reads. */
   words: (request: ActionRequest) => FailureWords;
   /** The render parameters after a refusal (the form to show again); none: the window's first view. */
-  retry?: (request: ActionRequest) => Record<string, string>;
+  retry?: (request: ActionRequest) => Record<string, string | string[]>;
   /** The fields the action's form declares, each with its length limit: what a refusal shows again. None: nothing. */
   refill?: (request: ActionRequest) => RefillFields | Promise<RefillFields>;
 }

@@ -1,8 +1,9 @@
 /**
  * Where the User Admin window is: its render parameters (`view`, `subject`, `search`, `filter`,
  * `offset`, `sort`, `order`; `events`, the offset of a subject's events; `bulk` and `selected`, a bulk
- * action's choice waiting for its confirmation). Every link is a render URL carrying them, and every
- * form posts them back as hidden fields, so an action returns the window to where it was sent from.
+ * action's choice waiting for its confirmation, and `selected` also the rows ticked on other pages of
+ * the list). Every link is a render URL carrying them, and every form posts them back as hidden
+ * fields, so an action returns the window to where it was sent from.
  */
 import type { PortletRequest, RenderResponse } from '../../api';
 
@@ -14,6 +15,14 @@ export type BulkAction = 'disable' | 'enable' | 'delete';
 export const BULK_ACTIONS: readonly BulkAction[] = ['disable', 'enable', 'delete'];
 /** At most this many subjects in one bulk action (the largest page). */
 export const BULK_LIMIT = 100;
+/**
+ * At most this many characters of URL-encoded ids in a selection. The selection travels in render
+ * URLs (the pager's redirect, the confirmation page), and a request line must fit the portal's
+ * header limit (Node's 16 KiB, with the cookies) and the 8 KiB many proxies allow per line: 6,000
+ * characters plus 100 keys of some 20 characters stay below 8 KiB. 100 ids of up to 60 plain
+ * characters always fit; only long ids (ID_LENGTH is 256) make it the tighter bound.
+ */
+export const SELECTION_CHARS = 6000;
 
 export type Order = 'asc' | 'desc';
 
@@ -32,7 +41,7 @@ export interface AdminState {
   selected: string[];
 }
 
-function offsetOf(text: string | null): number {
+export function offsetOf(text: string | null): number {
   const n = Number(text ?? '0');
   return Number.isSafeInteger(n) && n >= 0 ? n : 0;
 }
@@ -40,7 +49,6 @@ function offsetOf(text: string | null): number {
 export function stateOf(request: PortletRequest): AdminState {
   const view = request.getParameter('view') as View | null;
   const bulk = request.getParameter('bulk') as BulkAction | null;
-  const selected = (request.getParameterValues('selected') ?? []).filter((s): s is string => typeof s === 'string' && s !== '');
   return {
     view: view && VIEWS.includes(view) ? view : 'list',
     subject: request.getParameter('subject') ?? '',
@@ -51,8 +59,25 @@ export function stateOf(request: PortletRequest): AdminState {
     order: request.getParameter('order') === 'desc' ? 'desc' : 'asc',
     events: offsetOf(request.getParameter('events')),
     bulk: bulk && BULK_ACTIONS.includes(bulk) ? bulk : '',
-    selected: [...new Set(selected)].slice(0, BULK_LIMIT),
+    selected: selectionWithinBounds(selectionOf(request)),
   };
+}
+
+/** Every id sent as `selected` (a form's ticked rows and those carried from other pages), once each, in order. */
+export function selectionOf(request: PortletRequest): string[] {
+  const selected = (request.getParameterValues('selected') ?? []).filter((s): s is string => typeof s === 'string' && s !== '');
+  return [...new Set(selected)];
+}
+
+/** The longest start of a selection within BULK_LIMIT ids and SELECTION_CHARS characters of URL. */
+export function selectionWithinBounds(ids: readonly string[]): string[] {
+  let chars = 0;
+  let n = 0;
+  for (; n < ids.length && n < BULK_LIMIT; n++) {
+    chars += encodeURIComponent(ids[n]).length;
+    if (chars > SELECTION_CHARS) break;
+  }
+  return ids.slice(0, n);
 }
 
 /** The state's fields in the order URLs and forms carry them. */

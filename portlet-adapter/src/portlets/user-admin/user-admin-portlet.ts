@@ -18,7 +18,7 @@ import { actionForm, button, checkboxes, field, flashMessage, html, message, typ
 import { csvExportPath, secondFactorPageOf, svcOf, svcUserOf, type AccessQuestion, type OtpState, type Svc } from '../shared/svc';
 import { attributeRefill, FormRefusal, ID_LENGTH, OP, param, SvcPortlet, VALUE_LENGTH, type PortletAction } from '../shared/svc-portlet';
 import { PAGE_SIZE, settingsOf } from './preferences';
-import { BULK_LIMIT, hiddenFieldsOf, parametersOf, stateOf, urlTo, type AdminState } from './state';
+import { BULK_LIMIT, hiddenFieldsOf, offsetOf, parametersOf, selectionOf, stateOf, urlTo, type AdminState } from './state';
 import { BULK_WORDS, bulkConfirmation, createForm, deleteConfirmation, editForm, eventsPage, listControls, liveResults, otpRemovalConfirmation, otpRemovalNeedsOwnFactor, REPEAT, resultTable, searchForm, subjectDetails, type RowRights, type SubjectView } from './views';
 
 /**
@@ -107,7 +107,8 @@ export class UserAdminPortlet extends SvcPortlet {
       words: (rq) => ({ doing: `lift the lockout of ${param(rq, 'target')}`, notFound: `${param(rq, 'target')} does not exist (any more).` }),
       retry: (rq) => this.back(rq),
     },
-    choose: { run: (rq, rs) => this.choose(rq, rs), words: () => ({ doing: 'change these subjects' }), retry: (rq) => ({ ...this.back(rq), view: 'list' }) },
+    // A refusal keeps what of the selection fits the bounds (the list shows it ticked) on the page it was sent from.
+    choose: { run: (rq, rs) => this.choose(rq, rs), words: () => ({ doing: 'change these subjects' }), retry: (rq) => parametersOf(stateOf(rq), { view: 'list', subject: '', bulk: '' }) },
     bulk: { run: (rq, rs) => this.bulk(rq, rs), words: () => ({ doing: 'change these subjects' }), retry: (rq) => ({ ...this.back(rq), view: 'list' }) },
     preferences: { run: (rq, rs) => this.savePreferences(rq, rs), words: () => ({ doing: 'change these preferences' }), retry: () => ({}), refill: () => ({ pageSize: 8, context: ID_LENGTH }) },
   };
@@ -268,12 +269,27 @@ export class UserAdminPortlet extends SvcPortlet {
     response.setRenderParameters(parametersOf({ view: 'list', search, filter, sort, order }));
   }
 
-  /** The bulk form: an action and the checked rows, to the one confirmation page (nothing changes yet). */
+  /**
+   * The bulk form: the ticked rows of this page and those carried from other pages (its hidden
+   * fields), either to another page of the list (a pager button, `moveTo` its offset: the selection
+   * goes along in the render parameters) or, with an action, to the one confirmation page (nothing
+   * changes yet). A selection beyond the bounds is refused in words, whichever button sent it.
+   */
   private async choose(request: ActionRequest, response: ActionResponse): Promise<void> {
-    const { bulk, selected } = stateOf(request);
-    if (!bulk) throw new FormRefusal('Choose what to do with the selected subjects.');
-    if (!selected.length) throw new FormRefusal('Select at least one subject, then choose what to do with them.');
-    response.setRenderParameters(parametersOf({ ...stateOf(request), view: 'bulk', subject: '' }));
+    const state = stateOf(request);
+    const posted = selectionOf(request).length;
+    if (posted > state.selected.length) {
+      const why = posted > BULK_LIMIT ? `At most ${BULK_LIMIT} subjects can be selected at once; ${posted} were.` : `The selected user names are too long to carry between pages together; ${posted} were selected.`;
+      throw new FormRefusal(`${why} The first ${state.selected.length} are still selected: untick some, or act on these first.`);
+    }
+    const moveTo = request.getParameter('moveTo');
+    if (moveTo !== null) {
+      response.setRenderParameters(parametersOf(state, { view: 'list', subject: '', bulk: '', offset: offsetOf(moveTo) }));
+      return;
+    }
+    if (!state.bulk) throw new FormRefusal('Choose what to do with the selected subjects.');
+    if (!state.selected.length) throw new FormRefusal('Select at least one subject, then choose what to do with them.');
+    response.setRenderParameters(parametersOf(state, { view: 'bulk', subject: '' }));
   }
 
   /**

@@ -138,7 +138,7 @@ export function resultTable(response: RenderResponse, state: AdminState, page: S
     ];
     const selectable = (may.update || may.delete) && id !== options.self;
     const box = selectable
-      ? html`<label class="svc-select-label" data-right="select"><input type="checkbox" form="${bulkId}" name="selected" value="${id}"><span class="visually-hidden">Select ${id}</span></label>`
+      ? html`<label class="svc-select-label" data-right="select"><input type="checkbox" form="${bulkId}" name="selected" value="${id}"${state.selected.includes(id) ? html` checked` : html``}><span class="visually-hidden">Select ${id}</span></label>`
       : html``;
     const select = choices.length ? html`<td class="svc-select">${box}</td>` : html``;
     const cells = columns.map((c) => html`<td data-column="${c}" data-label="${labelOf(c)}">${displayValue(subject.attributes[c])}</td>`);
@@ -147,15 +147,29 @@ export function resultTable(response: RenderResponse, state: AdminState, page: S
   });
   const caption = `Subjects ${first} to ${last} of ${page.total} in ${contextId}`;
   const table = html`<div class="svc-table-wrap"><table class="portlet-table-body svc-table svc-stack"><caption class="portlet-table-subheader">${caption}</caption><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
-  return html`${bulkForm(response, state, choices, bulkId)}${table}${pager(response, state, page)}`;
+  // With a bulk form, the pager is its buttons: a move to another page posts the ticks and keeps them.
+  const pages = choices.length ? pager(response, state, page, bulkId) : pager(response, state, page);
+  return html`${bulkForm(response, state, choices, bulkId, elsewhere(state, page))}${table}${pages}`;
 }
 
-/** The one bulk form: the action to take on the checked rows, sent to a confirmation page. */
-function bulkForm(response: RenderResponse, state: AdminState, choices: readonly BulkAction[], id: string): Html {
+/** The selected subjects that are not rows of this page (ticked on other pages): the bulk form carries them as hidden fields. */
+function elsewhere(state: AdminState, page: SearchPage): string[] {
+  const here = new Set(page.results.map((s) => s.uniqueId));
+  return state.selected.filter((id) => !here.has(id));
+}
+
+/**
+ * The one bulk form: the action to take on the checked rows, sent to a confirmation page, and the
+ * subjects selected on other pages (hidden fields, counted in words, with a link that drops them).
+ */
+function bulkForm(response: RenderResponse, state: AdminState, choices: readonly BulkAction[], id: string, carried: readonly string[]): Html {
   if (!choices.length) return html``;
   const options = choices.map((c) => html`<option value="${c}">${BULK_WORDS[c].label}</option>`);
   const fields = Object.entries({ [OP]: 'choose', ...hiddenFieldsOf(state) }).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);
-  return html`<form method="post" action="${response.createActionURL().toString()}" class="svc-form svc-bulk" id="${id}" aria-label="Selected subjects">${fields}<label class="portlet-form-label" for="${id}_action">With the selected subjects</label><span class="svc-bulk-row"><select id="${id}_action" name="bulk" class="portlet-form-input-field">${options}</select>${button('Continue')}</span></form>`;
+  const kept = carried.map((selected) => html`<input type="hidden" name="selected" value="${selected}">`);
+  const clear = link(urlTo(response, state, { view: 'list' }), 'Clear the selection');
+  const count = carried.length ? html`<p class="portlet-font svc-bulk-carried" id="${id}_carried">${carried.length} selected on other pages. ${clear}</p>` : html``;
+  return html`<form method="post" action="${response.createActionURL().toString()}" class="svc-form svc-bulk" id="${id}" aria-label="Selected subjects">${fields}${kept}<label class="portlet-form-label" for="${id}_action">With the selected subjects</label>${count}<span class="svc-bulk-row"><select id="${id}_action" name="bulk" class="portlet-form-input-field">${options}</select>${button('Continue')}</span></form>`;
 }
 
 const PLACEHOLDER = 'svc-live-subject';
@@ -172,7 +186,8 @@ export function liveResults(response: RenderResponse, state: AdminState, pageSiz
   const { contextId } = options;
   const placeholderPage: SearchPage = { results: [{ uniqueId: PLACEHOLDER, attributes: {}, status: { disabled: false, locked: true, lockedUntil: null } }], total: 1, offset: 0, quantity: pageSize };
   const all: RowRights = { read: true, update: true, delete: true, lift: true };
-  const template = resultTable(response, { ...state, view: 'list', search: SEARCH_PLACEHOLDER, offset: 0 }, placeholderPage, { ...options, rights: [all], self: undefined, template: true });
+  // A typed search is a new search: its rows start a new selection, as the Search button's do.
+  const template = resultTable(response, { ...state, view: 'list', search: SEARCH_PLACEHOLDER, offset: 0, selected: [] }, placeholderPage, { ...options, rights: [all], self: undefined, template: true });
   return html`<div data-svc-live-search data-api="${`/contexts/${encodeURIComponent(contextId)}/subjects`}" data-context="${contextId}" data-quantity="${pageSize}" data-sort="${state.sort}" data-order="${state.order}" data-self="${options.self ?? ''}" data-export="${ns}export" data-input="${ns}f_search" data-filter="${ns}f_filter" data-template="${ns}live_row" data-status="${ns}live_status" data-results="${ns}results" data-placeholder="${PLACEHOLDER}" data-search-placeholder="${SEARCH_PLACEHOLDER}"><p class="portlet-font-dim svc-live-status" role="status" id="${ns}live_status"></p><div id="${ns}results">${results}</div><template id="${ns}live_row">${template}</template></div>`;
 }
 
@@ -183,11 +198,20 @@ export function listControls(response: RenderResponse, createUrl: string | undef
   return html`<p class="svc-controls">${create}<a class="portlet-font svc-link" id="${ns}export" href="${response.encodeURL(exportPath)}" download>Export CSV</a></p>`;
 }
 
-function pager(response: RenderResponse, state: AdminState, page: SearchPage): Html {
+/**
+ * Previous and next page: links (render URLs) or, given the bulk form's id, its submit buttons
+ * (`moveTo` the page's offset), so that the rows ticked here go along with the move.
+ */
+function pager(response: RenderResponse, state: AdminState, page: SearchPage, bulkId?: string): Html {
   const size = page.quantity;
-  const previous = page.offset > 0 ? link(urlTo(response, state, { offset: Math.max(0, page.offset - size) }), 'Previous page') : html``;
-  const next = page.offset + page.results.length < page.total ? link(urlTo(response, state, { offset: page.offset + size }), 'Next page') : html``;
-  if (!page.offset && !(page.offset + page.results.length < page.total)) return html``;
+  const hasNext = page.offset + page.results.length < page.total;
+  if (!page.offset && !hasNext) return html``;
+  const to = (offset: number, text: string) =>
+    bulkId
+      ? html`<button type="submit" form="${bulkId}" name="moveTo" value="${String(offset)}" class="portlet-form-button svc-pager-button">${text}</button>`
+      : link(urlTo(response, state, { offset }), text);
+  const previous = page.offset > 0 ? to(Math.max(0, page.offset - size), 'Previous page') : html``;
+  const next = hasNext ? to(page.offset + size, 'Next page') : html``;
   return html`<nav class="svc-pager" aria-label="Result pages">${previous} ${next}</nav>`;
 }
 
@@ -300,7 +324,8 @@ export function eventsPage(response: RenderResponse, state: AdminState, id: stri
  */
 export function bulkConfirmation(response: RenderResponse, state: AdminState, action: BulkAction, allowed: readonly string[], refused: ReadonlyArray<{ id: string; why: string }>): Html {
   const words = BULK_WORDS[action];
-  const cancel = link(urlTo(response, state, { view: 'list' }), 'Cancel');
+  // Back to the list's page it came from, the selection kept (to change it).
+  const cancel = link(urlTo(response, state, { view: 'list', selected: state.selected }), 'Cancel');
   const skipped = refused.length
     ? html`<p class="portlet-font">Left as they are:</p><ul class="portlet-font svc-list">${refused.map((r) => html`<li>${r.id}: ${r.why}</li>`)}</ul>`
     : html``;
