@@ -160,4 +160,29 @@ describeWithService(chromiumRequirement(), 'User Admin in a real browser', () =>
     for (const id of ['gina', 'ivan']) expect((await demo.subject('employees', id))?.disabled).toBe('false');
     expect((await demo.coreLogin('gina', PASSWORD)).status).toBe(200);
   });
+
+  // The pager's buttons need no script (the form posts the ticks); with it on, axe can look at the page.
+  test('a selection kept across pages (the pager posts the ticks), counted, confirmed as a whole', async () => {
+    const { alice, admin } = await aliceOnAdmin('ua-pages');
+    await alice.submit(() => admin.getByRole('link', { name: 'Edit User Admin' }).click());
+    await alice.control(admin, 'Page size').fill('5');
+    await alice.submit(() => admin.getByRole('button', { name: 'Save preferences' }).click());
+    const boxes = admin.locator('tbody input[type=checkbox][name=selected]');
+    const first = await boxes.first().getAttribute('value');
+    await boxes.first().check();
+    await alice.submit(() => admin.getByRole('button', { name: 'Next page' }).click());
+    expect(await admin.locator('.svc-bulk-carried').textContent()).toBe('1 selected on other pages. Clear the selection');
+    const second = await boxes.first().getAttribute('value');
+    await boxes.first().check();
+    await alice.look('ua-pages-carried');
+    await alice.submit(() => admin.getByRole('button', { name: 'Previous page' }).click());
+    expect(await admin.getByRole('checkbox', { name: `Select ${first}` }).isChecked()).toBe(true);
+    expect(await admin.locator('.svc-bulk-carried').textContent()).toBe('1 selected on other pages. Clear the selection');
+    await admin.getByLabel('With the selected subjects').selectOption('enable');
+    await alice.submit(() => admin.getByRole('button', { name: 'Continue' }).click());
+    expect(await admin.locator('ul.svc-list li').allTextContents()).toEqual([second, first]);
+    await alice.submit(() => admin.getByRole('button', { name: 'Enable 2 subjects' }).click());
+    expect(await admin.locator('[role=status]').first().textContent()).toContain(`2 subjects were enabled: ${second}, ${first}.`);
+    expect(await admin.locator('.svc-bulk-carried').count()).toBe(0);
+  });
 });

@@ -169,7 +169,7 @@ function bulkForm(response: RenderResponse, state: AdminState, choices: readonly
   const kept = carried.map((selected) => html`<input type="hidden" name="selected" value="${selected}">`);
   const clear = link(urlTo(response, state, { view: 'list' }), 'Clear the selection');
   const count = carried.length ? html`<p class="portlet-font svc-bulk-carried" id="${id}_carried">${carried.length} selected on other pages. ${clear}</p>` : html``;
-  return html`<form method="post" action="${response.createActionURL().toString()}" class="svc-form svc-bulk" id="${id}" aria-label="Selected subjects">${fields}${kept}<label class="portlet-form-label" for="${id}_action">With the selected subjects</label>${count}<span class="svc-bulk-row"><select id="${id}_action" name="bulk" class="portlet-form-input-field">${options}</select>${button('Continue')}</span></form>`;
+  return html`<form method="post" action="${response.createActionURL().toString()}" class="svc-form svc-bulk" id="${id}" aria-label="Selected subjects">${fields}${kept}<label class="portlet-form-label" for="${id}_action">With the selected subjects</label><span class="svc-bulk-row"><select id="${id}_action" name="bulk" class="portlet-form-input-field">${options}</select>${button('Continue')}</span>${count}</form>`;
 }
 
 const PLACEHOLDER = 'svc-live-subject';
