@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { adminQuery, benchSchema } from '../lib/postgres';
 import { DEFAULT_POSTGRES } from '../../server/src/config/defaults';
 import { parseFilter } from '../../server/src/subjects/filter/parse';
 import { PostgresSubjectStore } from '../../server/src/subjects/postgres-store';
@@ -31,24 +30,12 @@ async function openStore(kind: Store): Promise<OpenStore> {
     const store = new SqliteSubjectStore(join(dir, 'svc.db'));
     return { store, analyze: async () => undefined, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const base = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `svc_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = async (sql: string) => {
-    const client = new Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
-  const url = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const schema = await benchSchema();
   return {
-    store: new PostgresSubjectStore({ ...DEFAULT_POSTGRES, url }),
+    store: new PostgresSubjectStore({ ...DEFAULT_POSTGRES, url: schema.url }),
     // What autovacuum does after a bulk load, done now rather than whenever it comes round.
-    analyze: () => admin(`ANALYZE ${schema}.subjects; ANALYZE ${schema}.subject_values`),
-    drop: () => admin(`DROP SCHEMA IF EXISTS ${schema} CASCADE`),
+    analyze: () => adminQuery(`ANALYZE ${schema.name}.subjects; ANALYZE ${schema.name}.subject_values`),
+    drop: schema.drop,
   };
 }
 

@@ -18,7 +18,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from 'pg';
+import { benchSchema } from '../lib/postgres';
 import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
@@ -31,18 +31,6 @@ import { BENCH_CLIENT, BENCH_CREDENTIALS, type WorkersReady } from './core-share
 
 /** dist/bench/servers → dist/bin/svc.js */
 const SVC = resolve(__dirname, '../../bin/svc.js');
-const PG_URL = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** The log file's entries so far (the command writes whole lines; the last may still be missing). */
 function entries(file: string): Array<Record<string, unknown>> {
   return readFileSync(file, 'utf8')
@@ -83,10 +71,8 @@ async function login(base: string, cookieName: string): Promise<string> {
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { workers: { type: 'string' } } });
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-workers-'));
-  const schema = `svc_bench_workers_${process.pid}_${randomBytes(4).toString('hex')}`;
   const prefix = `svc-bench:${process.pid}:${randomBytes(4).toString('hex')}:`;
-  await adminQuery(`CREATE SCHEMA ${schema}`);
-  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const schema = await benchSchema('bench_workers');
   const started: { command?: ChildProcess } = {};
   onStop(async () => {
     const { command } = started;
@@ -95,7 +81,7 @@ async function main(): Promise<void> {
       command.kill('SIGTERM');
       await exited;
     }
-    await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await schema.drop();
     await deleteRedisKeys(prefix);
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -103,7 +89,7 @@ async function main(): Promise<void> {
   const systemPasswordHash = await new PasswordHasher({ precomputeDummy: false }).hash(BENCH_CREDENTIALS.users.svcadmin);
   const document = demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 });
   for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
-  document.stores = { postgres: { url } };
+  document.stores = { postgres: { url: schema.url } };
   document.sessions = { store: 'redis', redis: { url: BENCH_REDIS_URL, prefix } };
   const configFile = join(dataDir, 'svc.json');
   writeFileSync(configFile, JSON.stringify(document));

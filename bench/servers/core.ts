@@ -21,12 +21,11 @@
  * memory after full garbage collections (the flood test compares it before and after a flood).
  */
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client } from 'pg';
+import { benchSchema } from '../lib/postgres';
 import pino from 'pino';
 import { buildConfig } from '../../server/src/config/load';
 import { demoConfigDocument } from '../../server/src/demo/demo-config';
@@ -65,25 +64,6 @@ async function seedSubjects(running: RunningServer, count: number, passwordHash:
     }
     await store.importSubjects('employees', subjects, { replace: false });
   }
-}
-
-/** A schema of its own in the bench's PostgreSQL, and the store settings that select it. */
-async function postgresSchema(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = process.env.SVC_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `svc_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.end();
-  return {
-    url: `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`,
-    async drop() {
-      const client = new Client({ connectionString: base });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await client.end();
-    },
-  };
 }
 
 /** A throwaway slapd (test/ldap/slapd.sh, from the repository beside dist/) and `stores.ldap` on it. */
@@ -137,7 +117,7 @@ async function main(): Promise<void> {
   const setupHasher = new PasswordHasher({ precomputeDummy: false });
   const systemPasswordHash = await setupHasher.hash(BENCH_CREDENTIALS.users.svcadmin);
   const document = demoConfigDocument({ credentials: BENCH_CREDENTIALS, systemPasswordHash, dataDir, host: '127.0.0.1', port: 0 });
-  const postgres = values.store === 'postgres' ? await postgresSchema() : undefined;
+  const postgres = values.store === 'postgres' ? await benchSchema() : undefined;
   if (postgres) {
     for (const context of document.contexts as Array<Record<string, unknown>>) context.store = 'postgres';
     document.stores = { postgres: { url: postgres.url } };

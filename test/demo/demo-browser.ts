@@ -187,3 +187,14 @@ export class Person {
     await this.context.close();
   }
 }
+
+/**
+ * Closes everyone in `people` (emptying it) and expects that every page each of them saw had no
+ * accessibility violation and no console error: a browser suite's afterEach.
+ */
+export async function closeAndCheck(people: Person[]): Promise<void> {
+  for (const one of people.splice(0)) {
+    await one.close();
+    expect({ who: one.name, violations: one.violations, consoleErrors: one.consoleErrors }).toEqual({ who: one.name, violations: [], consoleErrors: [] });
+  }
+}

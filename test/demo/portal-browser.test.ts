@@ -7,7 +7,7 @@
  */
 import { chromiumRequirement, describeWithService } from '../helpers/services';
 import { join } from 'node:path';
-import { ARTIFACTS, Demo, type Person } from './demo-browser';
+import { ARTIFACTS, closeAndCheck, Demo, type Person } from './demo-browser';
 
 const BOB_NEW = 'Bob-changed-Pa55word';
 const CAROL = 'Carol-initial-Pa55word';
@@ -36,13 +36,8 @@ describeWithService(chromiumRequirement(), 'the demo portal in a real browser', 
     return one;
   }
 
-  afterEach(async () => {
-    // Every page every person saw: no accessibility violation, no console error.
-    for (const one of people.splice(0)) {
-      await one.close();
-      expect({ who: one.name, violations: one.violations, consoleErrors: one.consoleErrors }).toEqual({ who: one.name, violations: [], consoleErrors: [] });
-    }
-  });
+  // Every page every person saw: no accessibility violation, no console error.
+  afterEach(() => closeAndCheck(people));
 
   test('bob sees his profile, edits givenName, changes his password, and finds no Administration page or admin control', async () => {
     const bob = await person('bob');

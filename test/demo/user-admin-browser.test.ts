@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { chromiumRequirement, describeWithService } from '../helpers/services';
-import { Demo, type Person } from './demo-browser';
+import { closeAndCheck, Demo, type Person } from './demo-browser';
 
 // Logins with password hashes and a real browser on a 2-core machine: the limit is a guard against a hang, not a timing.
 jest.setTimeout(180_000);
@@ -38,12 +38,8 @@ describeWithService(chromiumRequirement(), 'User Admin in a real browser', () =>
     if (demo) expect(await demo.stop()).toBe(0);
   });
 
-  afterEach(async () => {
-    for (const one of people.splice(0)) {
-      await one.close();
-      expect({ who: one.name, violations: one.violations, consoleErrors: one.consoleErrors }).toEqual({ who: one.name, violations: [], consoleErrors: [] });
-    }
-  });
+  // Every page every person saw: no accessibility violation, no console error.
+  afterEach(() => closeAndCheck(people));
 
   async function aliceOnAdmin(name: string, options?: { javaScript?: boolean }) {
     const alice = await demo.person(name, options);

@@ -128,12 +128,7 @@ export class ForgottenPasswordPortlet extends SvcPortlet {
 
   /** The new password for a mailed link (its token in a hidden field; nothing is used until it is posted). */
   private linkPasswordForm(response: RenderResponse, token: string, flash: Flash | undefined): Html {
-    const ns = response.getNamespace();
-    const errors = flash?.fields ?? {};
-    const fields = [
-      field(ns, { name: 'newPassword', label: 'New password', kind: 'password', required: true, error: errors.newPassword, autocomplete: 'new-password', hint: '8 to 256 characters, not a common password.' }),
-      field(ns, { name: 'newPasswordRepeat', label: 'Repeat the new password', kind: 'password', required: true, error: errors.newPasswordRepeat, autocomplete: 'new-password' }),
-    ];
+    const fields = newPasswordFields(response, flash);
     const another = link(response.createRenderURL().toString(), 'Ask for a new link');
     return html`${actionForm(response.createActionURL().toString(), { [OP]: 'useLink', [TOKEN]: token }, html`${fields}${button('Set the new password')}`, 'New password')}<p class="portlet-font">${another}</p>`;
   }
@@ -145,12 +140,7 @@ export class ForgottenPasswordPortlet extends SvcPortlet {
   }
 
   private passwordForm(response: RenderResponse, state: FlowState, flash: Flash | undefined): Html {
-    const ns = response.getNamespace();
-    const errors = flash?.fields ?? {};
-    const fields = [
-      field(ns, { name: 'newPassword', label: 'New password', kind: 'password', required: true, error: errors.newPassword, autocomplete: 'new-password', hint: '8 to 256 characters, not a common password.' }),
-      field(ns, { name: 'newPasswordRepeat', label: 'Repeat the new password', kind: 'password', required: true, error: errors.newPasswordRepeat, autocomplete: 'new-password' }),
-    ];
+    const fields = newPasswordFields(response, flash);
     return actionForm(response.createActionURL().toString(), { [OP]: 'reset', name: state.name }, html`${fields}${button('Set the new password')}`, 'New password');
   }
 
@@ -210,4 +200,14 @@ export class ForgottenPasswordPortlet extends SvcPortlet {
     setState(request, undefined);
     response.sendRedirect(response.encodeURL('login'));
   }
+}
+
+/** The new password and its repetition, with the errors a refused form brought back: both ways of resetting ask for them. */
+function newPasswordFields(response: RenderResponse, flash: Flash | undefined): Html[] {
+  const ns = response.getNamespace();
+  const errors = flash?.fields ?? {};
+  return [
+    field(ns, { name: 'newPassword', label: 'New password', kind: 'password', required: true, error: errors.newPassword, autocomplete: 'new-password', hint: '8 to 256 characters, not a common password.' }),
+    field(ns, { name: 'newPasswordRepeat', label: 'Repeat the new password', kind: 'password', required: true, error: errors.newPasswordRepeat, autocomplete: 'new-password' }),
+  ];
 }
