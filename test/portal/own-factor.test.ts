@@ -7,14 +7,12 @@
  * refuses the removal (step_up_required) when asked anyway. Real core, gateway and portal (the
  * demo's pages and portlets) in this process; codes from Debian's oathtool on the core's injected clock.
  */
-import type { RunningGateway } from '../../gateway/src/index';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
 import { TotpClock } from '../helpers/totp-clock';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { send } from '../helpers/http';
 import { login } from '../helpers/login';
-import { startTestGateway } from '../gateway/gateway-helpers';
-import { Browser, linkTo, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
+import { Browser, linkTo, startDemoStack, tokenOf, unescapeHtml, type Answer, type DemoStack, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 /** The core's clock, moved a TOTP step at a time. */
@@ -24,19 +22,15 @@ const BOB = '/portal/page/admin?users.p.view=show&users.p.subject=bob';
 const EXPLANATION = 'To remove a second factor you must confirm it is you with your own second factor, and you have none. Turn on two-step sign-in in Self-Service first.';
 
 let core: TestServer;
-let gateway: RunningGateway;
 let portal: TestPortal;
+let stack: DemoStack | undefined;
 
 beforeAll(async () => {
-  core = await startTestServer({ now: clock.now });
-  gateway = await startTestGateway([core.baseUrl]);
-  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-own-factor-');
+  ({ core, portal } = stack = await startDemoStack({ now: clock.now }, 'svc-portal-own-factor-'));
   await enroll('bob');
 }, 60_000);
 afterAll(async () => {
-  await portal?.stop();
-  await gateway?.close();
-  await core?.stop();
+  await stack?.stop();
 });
 
 /** `user` turns two-step sign-in on over the core's REST API; the secret. */

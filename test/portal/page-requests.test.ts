@@ -8,9 +8,8 @@
 import { requestsPerPage, requestsPerProfileSave, SUBJECT_VIEW_QUERY, type CountTarget } from '../../bench/lib/page-requests';
 import type { RunningGateway } from '../../gateway/src/index';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
-import { startTestServer, type TestServer } from '../helpers/core-server';
-import { startTestGateway } from '../gateway/gateway-helpers';
-import { startDemoPortal, type TestPortal } from './portal-helpers';
+import type { TestServer } from '../helpers/core-server';
+import { startDemoStack, type DemoStack, type TestPortal } from './portal-helpers';
 
 /** User Admin's view of bob on the Administration page (its window is `users`). */
 const SUBJECT_VIEW = `/portal/page/admin?${SUBJECT_VIEW_QUERY}`;
@@ -19,16 +18,13 @@ describe('gateway requests per portal page (issue 28)', () => {
   let core: TestServer;
   let gateway: RunningGateway;
   let portal: TestPortal;
+  let stack: DemoStack | undefined;
 
   beforeAll(async () => {
-    core = await startTestServer();
-    gateway = await startTestGateway([core.baseUrl]);
-    portal = await startDemoPortal(gateway.baseUrl, 'svc-page-requests-');
+    ({ core, gateway, portal } = stack = await startDemoStack(undefined, 'svc-page-requests-'));
   }, 60_000);
   afterAll(async () => {
-    await portal?.stop();
-    await gateway?.close();
-    await core?.stop();
+    await stack?.stop();
   });
 
   const as = (uniqueId: string, roles: string[]): CountTarget => ({

@@ -12,7 +12,9 @@ import { buildPortalConfig, startPortal, type RunningPortal } from '../../portle
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
 import { PORTLETS_DESCRIPTOR } from '../../portlet-adapter/src/portlets';
 import { demoPortalDocument } from '../../server/src/demo/demo-portal';
-import { TEST_CREDENTIALS } from '../helpers/core-server';
+import type { RunningGateway } from '../../gateway/src/index';
+import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { startTestGateway } from '../gateway/gateway-helpers';
 import { COUNTER, fixture } from '../portlets/harness';
 
 export const PORTAL_SECRET = 'ZGVtby1wb3J0YWwtdGVzdC1zZWNyZXQtZm9yLXRlc3RzLW9ubHk';
@@ -78,6 +80,40 @@ export async function startDemoPortal(gateway: string | string[], dirPrefix = 's
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A core, a test gateway in front of it and the demo portal in front of that, all in this process. */
+export interface DemoStack {
+  core: TestServer;
+  gateway: RunningGateway;
+  portal: TestPortal;
+  /** Stops the three, the portal first. */
+  stop(): Promise<void>;
+}
+
+/** Starts a DemoStack (`core`: startTestServer's options, e.g. an injected clock); what started is stopped if a later part fails. */
+export async function startDemoStack(core: Parameters<typeof startTestServer>[0], dirPrefix?: string): Promise<DemoStack> {
+  const server = await startTestServer(core);
+  let gateway: RunningGateway | undefined;
+  try {
+    gateway = await startTestGateway([server.baseUrl]);
+    const portal = await startDemoPortal(gateway.baseUrl, dirPrefix);
+    const running = gateway;
+    return {
+      core: server,
+      gateway: running,
+      portal,
+      async stop() {
+        await portal.stop();
+        await running.close();
+        await server.stop();
+      },
+    };
+  } catch (error) {
+    await gateway?.close();
+    await server.stop();
+    throw error;
+  }
 }
 
 export interface Answer {

@@ -11,13 +11,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import type { RunningGateway } from '../../gateway/src/index';
 import { ARTIFACTS, closeAndCheck, Person } from '../demo/demo-browser';
 import { TotpClock } from '../helpers/totp-clock';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { TEST_CREDENTIALS } from '../helpers/core-server';
 import { CHROMIUM_PATH, chromiumRequirement, describeWithService } from '../helpers/services';
-import { startTestGateway } from '../gateway/gateway-helpers';
-import { startDemoPortal, type TestPortal } from './portal-helpers';
+import { startDemoStack, type DemoStack, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -29,26 +27,21 @@ const clock = new TotpClock();
 jest.setTimeout(120_000);
 
 describeWithService(chromiumRequirement(), 'two-step sign-in in a real browser', () => {
-  let core: TestServer;
-  let gateway: RunningGateway;
   let portal: TestPortal;
+  let stack: DemoStack | undefined;
   let base: string;
   let browser: Browser;
   const people: Person[] = [];
 
   beforeAll(async () => {
-    core = await startTestServer({ now: clock.now });
-    gateway = await startTestGateway([core.baseUrl]);
-    portal = await startDemoPortal(gateway.baseUrl, 'svc-otp-browser-');
+    ({ portal } = stack = await startDemoStack({ now: clock.now }, 'svc-otp-browser-'));
     base = `${portal.url}/portal`;
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: ARGS });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await portal?.stop();
-    await gateway?.close();
-    await core?.stop();
+    await stack?.stop();
   });
 
   async function person(name: string, javaScript = true): Promise<Person> {

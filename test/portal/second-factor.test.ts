@@ -8,30 +8,24 @@
  * session a level 3 core session and a new cookie value, and goes back only to a page of the portal.
  * The core's clock is injected, so every code's step is chosen, never waited for.
  */
-import type { RunningGateway } from '../../gateway/src/index';
 import { PORTAL_SESSION_COOKIE } from '../../portlet-adapter/src/portal/session-store';
 import { TotpClock } from '../helpers/totp-clock';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import { startTestGateway } from '../gateway/gateway-helpers';
-import { act, actionOf, Browser, hrefOf, startDemoPortal, tokenOf, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
+import { act, actionOf, Browser, hrefOf, startDemoStack, tokenOf, unescapeHtml, type Answer, type DemoStack, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 /** The core's clock, moved a TOTP step at a time. */
 const clock = new TotpClock();
 
 let core: TestServer;
-let gateway: RunningGateway;
 let portal: TestPortal;
+let stack: DemoStack | undefined;
 
 beforeAll(async () => {
-  core = await startTestServer({ now: clock.now });
-  gateway = await startTestGateway([core.baseUrl]);
-  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-otp-');
+  ({ core, portal } = stack = await startDemoStack({ now: clock.now }, 'svc-portal-otp-'));
 }, 60_000);
 afterAll(async () => {
-  await portal?.stop();
-  await gateway?.close();
-  await core?.stop();
+  await stack?.stop();
 });
 
 

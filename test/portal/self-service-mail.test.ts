@@ -9,31 +9,24 @@
  */
 import type { RunningGateway } from '../../gateway/src/index';
 import { startMailbox, type RunningMailbox } from '../../server/src/demo/mailbox';
-import { startTestServer, TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
-import { startTestGateway } from '../gateway/gateway-helpers';
+import { TEST_CREDENTIALS, type TestServer } from '../helpers/core-server';
 import { gatewayApiRequests } from '../../bench/lib/page-requests';
-import { act, actionOf, Browser, hrefOf, startDemoPortal, unescapeHtml, type Answer, type TestPortal } from './portal-helpers';
+import { act, actionOf, Browser, hrefOf, startDemoStack, unescapeHtml, type Answer, type DemoStack, type TestPortal } from './portal-helpers';
 
 const { users } = TEST_CREDENTIALS;
 let mailbox: RunningMailbox;
 let core: TestServer;
 let gateway: RunningGateway;
 let portal: TestPortal;
+let stack: DemoStack | undefined;
 
 beforeAll(async () => {
   mailbox = await startMailbox({ smtpPort: 0 });
-  core = await startTestServer({
-    configure: (doc) => {
-      doc.mail = { smtp: { host: '127.0.0.1', port: mailbox.smtpPort, requireTLS: false, from: 'svc <svc@localhost>' }, publicBase: 'http://127.0.0.1/svc', retry: { initialSeconds: 0.2, maxSeconds: 0.5 } };
-    },
-  });
-  gateway = await startTestGateway([core.baseUrl]);
-  portal = await startDemoPortal(gateway.baseUrl, 'svc-portal-mail-');
+  const mail = { smtp: { host: '127.0.0.1', port: mailbox.smtpPort, requireTLS: false, from: 'svc <svc@localhost>' }, publicBase: 'http://127.0.0.1/svc', retry: { initialSeconds: 0.2, maxSeconds: 0.5 } };
+  ({ core, gateway, portal } = stack = await startDemoStack({ configure: (doc) => void (doc.mail = mail) }, 'svc-portal-mail-'));
 }, 60_000);
 afterAll(async () => {
-  await portal?.stop();
-  await gateway?.close();
-  await core?.stop();
+  await stack?.stop();
   await mailbox?.close();
 });
 
