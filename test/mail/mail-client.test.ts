@@ -38,7 +38,7 @@ const options = (contextId?: string): ConnectionOptions => ({ config: { baseUrl:
 async function tokenOf(to: string, subject: string, seen = 0): Promise<string> {
   for (;;) {
     const found = mailbox.messages().filter((m: CaughtMessage) => m.to.includes(to) && m.subject === subject);
-    if (found.length > seen) return new URL(found[0].text.match(/https?:\S+/)![0]).searchParams.get('token')!;
+    if (found.length > seen) return new URL(found[seen].text.match(/https?:\S+/)![0]).searchParams.get('token')!;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -86,6 +86,13 @@ test('svc cli: reset-link and reset-password as a visitor', async () => {
   const again = await runCli(home, ['reset-password', token], { env: { ...env, SVC_NEW_PASSWORD: 'Bob-by-cli-2024-y' } });
   expect(again.code).not.toBe(0);
   expect(again.stderr).toMatch(/link/i);
+  // A token may begin with "-" (base64url): it is still the token, not an option.
+  const dashed = await runCli(home, ['reset-password', `-${token.slice(1)}`], { env: { ...env, SVC_NEW_PASSWORD: 'Bob-by-cli-2024-z' } });
+  expect(dashed.code).toBe(1);
+  expect(dashed.stderr).toMatch(/link/i);
+  const dashedVerify = await runCli(home, ['verify-email', `--${token.slice(2)}`, '--base-url', server.baseUrl], { env });
+  expect(dashedVerify.code).toBe(1);
+  expect(dashedVerify.stderr).toMatch(/link/i);
   const bob = await Connection.open({ kind: 'password', user: 'bob', password: 'Bob-by-cli-2024-x' }, options());
   await bob.close();
   expect(TEST_CREDENTIALS.users.bob).not.toBe('Bob-by-cli-2024-x');

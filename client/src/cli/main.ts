@@ -83,15 +83,26 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+/**
+ * Commands whose argument is a mailed link's token: base64url, which begins with "-" one time in 32,
+ * and would then be read as an option. Right after such a command, an argument that is not one of
+ * the options is the token, whatever its first character.
+ */
+const TOKEN_COMMANDS: ReadonlySet<string> = new Set(['reset-password', 'verify-email']);
+
+const isOption = (arg: string): boolean => arg === '-h' || (arg.startsWith('--') && Object.hasOwn(OPTIONS, arg.slice(2).split('=')[0]));
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const token = TOKEN_COMMANDS.has(argv[0]) && argv[1] !== undefined && !isOption(argv[1]) ? argv[1] : undefined;
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: token === undefined ? [...argv] : [argv[0], ...argv.slice(2)], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
     io.stderr.write(`svc cli: ${(error as Error).message}\n\n${CLI_USAGE}\n`);
     return 2;
   }
-  const [name, ...positionals] = parsed.positionals;
+  const [name, ...rest] = parsed.positionals;
+  const positionals = token === undefined ? rest : [token, ...rest];
   if (parsed.values.help || name === 'help') {
     io.stdout.write(CLI_USAGE + '\n');
     return 0;
